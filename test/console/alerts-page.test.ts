@@ -84,6 +84,33 @@ describe('searching the alert list', () => {
     expect(shownFingerprints(page)).toEqual(['run/1']);
   });
 
+  it('shows the newest first when asked, the one just paged for on top, and keeps the order in links', () => {
+    state = tempState();
+    const store = state.open();
+    const cycle = (now: number, ids: string[]) =>
+      store.transaction(() =>
+        applyFindings(
+          store,
+          {
+            job: 'runs',
+            findings: ids.map((id) => finding(id, { severity: id === 'run/old' ? 'critical' : 'warning' })),
+            now,
+          },
+          { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+        ),
+      );
+    cycle(NOW - 2 * HOUR, ['run/old']);
+    cycle(NOW - HOUR, ['run/old', 'run/middle']);
+    cycle(NOW, ['run/old', 'run/middle', 'run/new']);
+    const show = (query: Record<string, string>) =>
+      String(alertsPage({ ...ctx, store, config }, new URLSearchParams(query)));
+    expect(shownFingerprints(show({}))).toEqual(['run/old', 'run/middle', 'run/new']);
+    const newest = show({ sort: 'newest', size: '2' });
+    expect(shownFingerprints(newest)).toEqual(['run/new', 'run/middle']);
+    expect(newest).toMatch(/rel="next" href="\/\?sort=newest&amp;from=2&amp;size=2"/);
+    expect(newest).toMatch(/<option value="newest"\s+selected/);
+  });
+
   it('says when nothing matches', () => {
     const store = openAlerts(3);
     const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'nothing-like-it' })));

@@ -4,7 +4,8 @@
  * inhibition, pending, and each channel's last decision). The same rows as `deploy-watchdog alerts`.
  * A firing alert has a button that acknowledges it (or gives its acknowledgement back) from here.
  * A page at a time (`pager.ts`), the groups made of that page's rows. `?q=` keeps the alerts whose
- * text holds every word of it (`matchesSearch`): the one a person was paged for among thousands.
+ * text holds every word of it (`matchesSearch`): the one a person was paged for among thousands;
+ * `?sort=newest` puts the newest on top.
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
 import { deliveryStates, type DeliveryState } from '../delivery-state.js';
@@ -23,6 +24,11 @@ const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'pro
 
 type GroupLabel = (typeof GROUP_LABELS)[number];
 
+/** The orders the list can be shown in; the first is the default (as `alerts` lists them). */
+const SORTS = { worst: 'worst first', newest: 'newest first' } as const;
+
+type Sort = keyof typeof SORTS;
+
 /** The longest search taken (what the box takes): a longer query string is cut, not scanned. */
 const SEARCH_MAX = 200;
 
@@ -31,20 +37,24 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const search = (query.get('q') ?? '').slice(0, SEARCH_MAX).trim();
+  const sort: Sort = query.get('sort') === 'newest' ? 'newest' : 'worst';
   const open = openAlertsView(ctx.store, ctx.now);
-  const found = search === '' ? open : open.filter((view) => matchesSearch(view, search));
+  const matching = search === '' ? open : open.filter((view) => matchesSearch(view, search));
+  // The newest first: the alert just paged for on top, whatever its severity.
+  const found = sort === 'newest' ? [...matching].sort((a, b) => b.since - a.since) : matching;
   const deliveryOf = deliveryStates(ctx.store, ctx.config, found, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
   // What this page shows, kept by its links and by the forms that come back to it.
   const kept: ListView = {
     q: search === '' ? undefined : search,
+    sort: sort === 'worst' ? undefined : sort,
     group: group === 'check' ? undefined : group,
     from: query.get('from') ?? undefined,
     size: query.get('size') ?? undefined,
   };
   const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), {
     path: '/',
-    keep: { q: kept.q, group: kept.group },
+    keep: { q: kept.q, sort: kept.sort, group: kept.group },
   });
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
@@ -74,6 +84,15 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
             maxlength="${SEARCH_MAX}"
             placeholder="app, namespace=acme, summary words, id"
         /></label>
+        <label
+          >Sort
+          <select name="sort" data-autosubmit>
+            ${Object.entries(SORTS).map(
+              ([value, label]) =>
+                html`<option value="${value}" ${value === sort ? html` selected` : ''}>${label}</option>`,
+            )}
+          </select></label
+        >
         <label
           >Group by
           <select name="group" data-autosubmit>
