@@ -41,6 +41,7 @@ import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation, type ConsoleRemediation } from './remediate-actions.js';
 import { consoleServing, mayRemediate } from '../config/console-config.js';
 import { readBody } from '../lib/read-body.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
 export interface ConsoleDeps {
@@ -90,11 +91,14 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** Builds the console's request handler; `access` holds this process's key (one per daemon). */
 export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAccess()): ConsoleRequestHandler {
   const log = deps.logger.child({ stage: 'console' });
+  // Anyone who reaches the listener can send wrong credentials or forged forms by the thousand:
+  // said once a minute with a count, so they cannot flood the daemon's log.
+  const refusals = new RepeatedLog(log, { clock: deps.clock });
   return (req, res) => {
     const config = deps.config();
     const serving = consoleServing(config.server.listen, config.server.console);
     if (!serving.serve && serving.reason !== 'needs_auth') return false;
-    const request: ConsoleRequest = { deps, access, config, log, req, res };
+    const request: ConsoleRequest = { deps, access, config, log, refusals, req, res };
     const answered = serving.serve
       ? answer(request)
       : Promise.resolve(send(res, 403, messagePage('Console off', `The console is not served: ${serving.message}.`)));
@@ -124,6 +128,8 @@ interface ConsoleRequest {
   /** The configuration in force when the request came. */
   config: Config;
   log: Logger;
+  /** Where refused requests and forms are logged (`RepeatedLog`). */
+  refusals: RepeatedLog;
   req: IncomingMessage;
   res: ServerResponse;
 }
@@ -148,8 +154,8 @@ async function answer(r: ConsoleRequest): Promise<void> {
   const decided = access.decide(req.headers, auth);
   if (!decided.allowed) {
     if (decided.reason !== 'no_credentials') {
-      r.log.warn(
-        { remote: req.socket.remoteAddress, reason: decided.reason, path: url.pathname },
+      r.refusals.warn(
+        { remote: req.socket.remoteAddress, reason: decided.reason, code: decided.reason, path: url.pathname },
         'console request refused',
       );
     }
@@ -190,7 +196,7 @@ async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
   );
   if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
   if (!access.tokenMatches(fields.get('token') ?? '', token)) {
-    r.log.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
+    r.refusals.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
     return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
   }
   redirect(res, '/', `${SESSION_COOKIE}=${access.sessionFor(token)}; Path=/; HttpOnly; SameSite=Strict`);
@@ -208,7 +214,10 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
     ctx.config.server.console.public_url,
   );
   if (!form.ok) {
-    r.log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
+    r.refusals.warn(
+      { remote: req.socket.remoteAddress, reason: form.reason, code: form.reason, path },
+      'console form refused',
+    );
     return send(res, 403, messagePage('Refused', form.message));
   }
   const runtime = r.deps.runtime?.();

@@ -161,8 +161,10 @@ describe('a wide listener', () => {
 
 describe('a token', () => {
   let daemon: ConsoleDaemon;
+  const log = captureLogger('warn');
   beforeAll(async () => {
     daemon = await startConsoleDaemon({
+      logger: log.logger,
       server: (port) =>
         `{ listen: "0.0.0.0:${port}", console: { enabled: true, auth: { token: "\${CONSOLE_TOKEN}" } } }`,
       notify: [
@@ -188,6 +190,24 @@ describe('a token', () => {
     expect(page.status).toBe(401);
     expect(page.text).toContain(message);
     expect(page.text).toContain('name="token"');
+  });
+
+  it('logs a stream of wrong tokens once a minute with a count, not once a request', async () => {
+    const refused = () => log.lines().filter((l) => String(l.msg).startsWith('console request refused'));
+    // A minute after the refusals of the tests above, so the first of these is said.
+    daemon.clock.advance(61_000);
+    const before = refused().length;
+    for (let i = 0; i < 20; i++) {
+      const page = await call(daemon, '/', { headers: { authorization: `Bearer guess-${i}-0000000000000` } });
+      expect(page.status).toBe(401);
+    }
+    await vi.waitFor(() => expect(refused().length).toBeGreaterThan(before));
+    expect(refused().length - before).toBe(1);
+    daemon.clock.advance(61_000);
+    await call(daemon, '/', { headers: { authorization: 'Bearer guess-last-000000000000' } });
+    await vi.waitFor(() => expect(refused().length - before).toBe(2));
+    expect(refused().at(-1)).toMatchObject({ repeated: 20 });
+    expect(log.text()).not.toContain(TOKEN);
   });
 
   it('lets the token in as a bearer, and records writes as console@token', async () => {
