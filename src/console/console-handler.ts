@@ -199,7 +199,7 @@ async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
     r.refusals.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
     return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
   }
-  redirect(res, '/', `${SESSION_COOKIE}=${access.sessionFor(token)}; Path=/; HttpOnly; SameSite=Strict`);
+  redirect(res, '/', sessionCookie(req, access.sessionFor(token)));
 }
 
 /** A form: refused unless it carries this visitor's CSRF token from this site, then acted on. */
@@ -235,8 +235,17 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   else if (path === '/logout') outcome = { redirect: '/login' };
   else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
   if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
-  const signOut = path === '/logout' ? `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` : undefined;
+  const signOut = path === '/logout' ? sessionCookie(req, '', '; Max-Age=0') : undefined;
   redirect(res, outcome.redirect, signOut);
+}
+
+/**
+ * The session cookie's header: `Secure` when the browser is on https (its form's Origin, through a
+ * TLS proxy), so the token's session never travels in clear to an http address of the same host.
+ */
+function sessionCookie(req: IncomingMessage, value: string, extra = ''): string {
+  const secure = req.headers.origin?.startsWith('https:') ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict${extra}${secure}`;
 }
 
 /** The pages a GET answers 200 from the query alone. */

@@ -210,6 +210,20 @@ describe('a token', () => {
     expect(log.text()).not.toContain(TOKEN);
   });
 
+  it('marks the session cookie Secure when the sign-in came over https (a TLS proxy)', async () => {
+    const csrf = csrfIn((await call(daemon, '/login')).text);
+    const proxied = { host: 'watchdog.example.com', origin: 'https://watchdog.example.com' };
+    const right = await call(daemon, '/login', { form: { csrf, token: TOKEN }, headers: proxied });
+    expect(right.status).toBe(303);
+    expect(String(right.headers['set-cookie'])).toMatch(
+      /^dw_console=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/,
+    );
+    const session = { cookie: String(right.headers['set-cookie']).split(';')[0]!, ...proxied };
+    const page = await call(daemon, '/', { headers: session });
+    const out = await call(daemon, '/logout', { form: { csrf: csrfIn(page.text) }, headers: session });
+    expect(String(out.headers['set-cookie'])).toMatch(/; Secure$/);
+  });
+
   it('lets the token in as a bearer, and records writes as console@token', async () => {
     const auth = { authorization: `Bearer ${TOKEN}` };
     const page = await call(daemon, '/silences/new', { headers: auth });
