@@ -3,7 +3,9 @@
  * first), with how many there are in all and a link to the next page.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { acknowledge } from '../../src/alerts/acknowledge.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
+import { createSilence } from '../../src/alerts/silences.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { alertsPage } from '../../src/console/pages/alerts-page.js';
 import { finding, HOUR, tempState, type TempState } from '../alerts/fixtures.js';
@@ -58,7 +60,7 @@ describe('searching the alert list', () => {
     const store = openAlerts(2000);
     const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'APP-1234-prod  update' })));
     expect(shownFingerprints(page)).toEqual(['run/1234']);
-    expect(page).toContain('1 of 2000 open match');
+    expect(page).toContain('1 of 2000 open shown');
     // The search stays in the box and in the grouping form.
     expect(page).toMatch(/<input[^>]*name="q"[^>]*value="APP-1234-prod {2}update"/);
   });
@@ -111,10 +113,30 @@ describe('searching the alert list', () => {
     expect(newest).toMatch(/<option value="newest"\s+selected/);
   });
 
+  it('shows only the firing alerts nobody has taken or silenced when asked, or only the acknowledged', () => {
+    const store = openAlerts(4);
+    acknowledge(store, { fingerprint: 'run/1', by: 'alice', via: 'console', comment: '', now: NOW });
+    createSilence(store, {
+      matchers: [{ name: 'app', op: '=', value: 'app-2-prod' }],
+      startsAt: NOW - 1,
+      durationMs: HOUR,
+      reason: 'known',
+      createdBy: 'bob',
+      now: NOW - 1,
+    });
+    const show = (query: Record<string, string>) =>
+      shownFingerprints(String(alertsPage({ ...ctx, store, config }, new URLSearchParams(query))));
+    expect(show({})).toHaveLength(4);
+    expect(show({ show: 'unhandled' }).sort()).toEqual(['run/0', 'run/3']);
+    expect(show({ show: 'acknowledged' })).toEqual(['run/1']);
+    expect(show({ show: 'silenced' })).toEqual(['run/2']);
+    expect(show({ show: 'unhandled', q: 'app-3' })).toEqual(['run/3']);
+  });
+
   it('says when nothing matches', () => {
     const store = openAlerts(3);
     const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'nothing-like-it' })));
     expect(shownFingerprints(page)).toEqual([]);
-    expect(page).toContain('No open alert matches');
+    expect(page).toContain('No open alert matches “nothing-like-it”.');
   });
 });

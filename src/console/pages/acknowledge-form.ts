@@ -10,8 +10,8 @@ import { csrfField, type PageContext } from '../layout.js';
 /** The parameters of the alert list's page a click there comes back to (`LIST_VIEW`). */
 export type ListView = Partial<Record<(typeof LIST_VIEW)[number], string>>;
 
-/** What the list shows (its search, order, grouping and page), carried by its forms to come back to it. */
-export const LIST_VIEW = ['q', 'sort', 'group', 'from', 'size'] as const;
+/** What the list shows (its search, filter, order, grouping and page), carried by its forms to come back to it. */
+export const LIST_VIEW = ['q', 'show', 'sort', 'group', 'from', 'size'] as const;
 
 /**
  * The form of a firing alert, as the alert's page (`page`) or the list (`list`, with the view it

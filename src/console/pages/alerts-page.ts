@@ -5,6 +5,7 @@
  * A firing alert has a button that acknowledges it (or gives its acknowledgement back) from here.
  * A page at a time (`pager.ts`), the groups made of that page's rows. `?q=` keeps the alerts whose
  * text holds every word of it (`matchesSearch`): the one a person was paged for among thousands;
+ * `?show=` keeps those in one state (firing with nobody on it, acknowledged, silenced, pending);
  * `?sort=newest` puts the newest on top.
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
@@ -29,6 +30,28 @@ const SORTS = { worst: 'worst first', newest: 'newest first' } as const;
 
 type Sort = keyof typeof SORTS;
 
+/** Which of the open alerts the list shows; the first is the default. */
+const SHOWS = {
+  all: (_view: OpenAlertView) => true,
+  // Firing, and nobody has it: neither acknowledged nor silenced.
+  unhandled: (view: OpenAlertView) =>
+    view.alert.status === 'firing' && view.alert.acknowledgement === null && view.silence === undefined,
+  acknowledged: (view: OpenAlertView) => view.alert.acknowledgement !== null,
+  silenced: (view: OpenAlertView) => view.silence !== undefined,
+  pending: (view: OpenAlertView) => view.alert.status === 'pending',
+} as const;
+
+type Show = keyof typeof SHOWS;
+
+/** What the Show select says of each. */
+const SHOW_LABELS: Readonly<Record<Show, string>> = {
+  all: 'all open',
+  unhandled: 'firing, nobody on it',
+  acknowledged: 'acknowledged',
+  silenced: 'silenced',
+  pending: 'pending',
+};
+
 /** The longest search taken (what the box takes): a longer query string is cut, not scanned. */
 const SEARCH_MAX = 200;
 
@@ -38,8 +61,10 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const search = (query.get('q') ?? '').slice(0, SEARCH_MAX).trim();
   const sort: Sort = query.get('sort') === 'newest' ? 'newest' : 'worst';
+  const askedShow = query.get('show') ?? '';
+  const show: Show = Object.hasOwn(SHOWS, askedShow) ? (askedShow as Show) : 'all';
   const open = openAlertsView(ctx.store, ctx.now);
-  const matching = search === '' ? open : open.filter((view) => matchesSearch(view, search));
+  const matching = open.filter((view) => SHOWS[show](view) && (search === '' || matchesSearch(view, search)));
   // The newest first: the alert just paged for on top, whatever its severity.
   const found = sort === 'newest' ? [...matching].sort((a, b) => b.since - a.since) : matching;
   const deliveryOf = deliveryStates(ctx.store, ctx.config, found, ctx.now);
@@ -47,6 +72,7 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   // What this page shows, kept by its links and by the forms that come back to it.
   const kept: ListView = {
     q: search === '' ? undefined : search,
+    show: show === 'all' ? undefined : show,
     sort: sort === 'worst' ? undefined : sort,
     group: group === 'check' ? undefined : group,
     from: query.get('from') ?? undefined,
@@ -54,7 +80,7 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   };
   const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), {
     path: '/',
-    keep: { q: kept.q, sort: kept.sort, group: kept.group },
+    keep: { q: kept.q, show: kept.show, sort: kept.sort, group: kept.group },
   });
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
@@ -72,7 +98,7 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
       <h1>Open alerts</h1>
       <p class="counts">
         <strong>${open.length}</strong> open · ${firing} firing · ${open.length - firing} pending · ${silenced} silenced ·
-        ${acknowledged} acknowledged${search === '' ? '' : html` · <strong>${found.length} of ${open.length} open match</strong>`}
+        ${acknowledged} acknowledged${search === '' && show === 'all' ? '' : html` · <strong>${found.length} of ${open.length} open shown</strong>`}
       </p>
       <form method="get" action="/" class="inline">
         <label
@@ -84,21 +110,8 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
             maxlength="${SEARCH_MAX}"
             placeholder="app, namespace=acme, summary words, id"
         /></label>
-        <label
-          >Sort
-          <select name="sort" data-autosubmit>
-            ${Object.entries(SORTS).map(
-              ([value, label]) =>
-                html`<option value="${value}" ${value === sort ? html` selected` : ''}>${label}</option>`,
-            )}
-          </select></label
-        >
-        <label
-          >Group by
-          <select name="group" data-autosubmit>
-            ${GROUP_LABELS.map((g) => html`<option value="${g}" ${g === group ? html` selected` : ''}>${g}</option>`)}
-          </select></label
-        >
+        ${choice('Show', 'show', SHOW_LABELS, show)} ${choice('Sort', 'sort', SORTS, sort)}
+        ${choice('Group by', 'group', Object.fromEntries(GROUP_LABELS.map((g) => [g, g])), group)}
         <noscript><button>Group</button></noscript>
       </form>
     </div>
@@ -108,7 +121,7 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
       open.length === 0
         ? html`<p class="empty">No open alerts.</p>`
         : found.length === 0
-          ? html`<p class="empty">No open alert matches “${search}”.</p>`
+          ? html`<p class="empty">${noneShown(show, search)}</p>`
           : [...groups].map(
               ([value, rows]) =>
                 html` <section class="group">
@@ -141,6 +154,25 @@ function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext
     </td>
     <td>${deliveryStateList(delivery)}</td>
   </tr>`;
+}
+
+/** A select of the list's form, submitted when it changes: `options` maps each value to its label. */
+function choice(label: string, name: string, options: Readonly<Record<string, string>>, chosen: string): SafeHtml {
+  return html`<label
+    >${label}
+    <select name="${name}" data-autosubmit>
+      ${Object.entries(options).map(
+        ([value, text]) => html`<option value="${value}" ${value === chosen ? html` selected` : ''}>${text}</option>`,
+      )}
+    </select></label
+  >`;
+}
+
+/** What the list says when no open alert is shown. */
+function noneShown(show: Show, search: string): string {
+  const matching = search === '' ? '' : ` matches “${search}”`;
+  if (show === 'all') return `No open alert${matching}.`;
+  return `No open alert is ${SHOW_LABELS[show]}${matching ? ` and${matching}` : ''}.`;
 }
 
 /**
