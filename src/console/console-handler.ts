@@ -199,7 +199,7 @@ async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
     r.refusals.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
     return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
   }
-  redirect(res, '/', sessionCookie(req, access.sessionFor(token)));
+  redirect(res, '/', sessionCookie(req, access.startSession(token)));
 }
 
 /** A form: refused unless it carries this visitor's CSRF token from this site, then acted on. */
@@ -232,8 +232,10 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   else if (path === '/alerts/unacknowledge')
     outcome = within(() => submitAcknowledgement(deps, ctx, fields, 'unacknowledge'));
   else if (path === '/alerts/remediate') outcome = await submitRemediation(deps, ctx, fields);
-  else if (path === '/logout') outcome = { redirect: '/login' };
-  else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
+  else if (path === '/logout') {
+    r.access.endSession(req.headers.cookie);
+    outcome = { redirect: '/login' };
+  } else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
   if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
   const signOut = path === '/logout' ? sessionCookie(req, '', '; Max-Age=0') : undefined;
   redirect(res, outcome.redirect, signOut);

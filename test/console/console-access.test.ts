@@ -27,7 +27,7 @@ describe('ConsoleAccess.decide', () => {
     [
       'token session cookie',
       tokenAuth,
-      { cookie: `a=b; dw_console=${access.sessionFor(new Secret(TOKEN))}` },
+      { cookie: `a=b; dw_console=${access.startSession(new Secret(TOKEN))}` },
       TOKEN_USER,
     ],
     ['basic user', basicAuth, { authorization: basic('alice', PASSWORD) }, 'alice'],
@@ -46,7 +46,7 @@ describe('ConsoleAccess.decide', () => {
     [
       "token, another process's cookie",
       tokenAuth,
-      { cookie: `dw_console=${new ConsoleAccess().sessionFor(new Secret(TOKEN))}` },
+      { cookie: `dw_console=${new ConsoleAccess().startSession(new Secret(TOKEN))}` },
       401,
       'wrong_credentials',
     ],
@@ -71,8 +71,20 @@ describe('ConsoleAccess.decide', () => {
     expect(access.decide({}, tokenAuth)).toMatchObject({ basicChallenge: false });
   });
 
+  it('gives each sign-in a session of its own, and signing out ends that one alone', () => {
+    const token = new Secret(TOKEN);
+    const [mine, theirs] = [access.startSession(token), access.startSession(token)];
+    expect(mine).not.toBe(theirs);
+    access.endSession(`a=b; dw_console=${mine}`);
+    expect(access.decide({ cookie: `dw_console=${mine}` }, tokenAuth)).toMatchObject({
+      allowed: false,
+      reason: 'wrong_credentials',
+    });
+    expect(access.decide({ cookie: `dw_console=${theirs}` }, tokenAuth)).toEqual({ allowed: true, who: TOKEN_USER });
+  });
+
   it('ends every session when the token changes', () => {
-    const cookie = { cookie: `dw_console=${access.sessionFor(new Secret(TOKEN))}` };
+    const cookie = { cookie: `dw_console=${access.startSession(new Secret(TOKEN))}` };
     expect(access.decide(cookie, { token: new Secret('another-token-0123456789') })).toMatchObject({
       allowed: false,
       reason: 'wrong_credentials',

@@ -255,6 +255,8 @@ describe('a token', () => {
     expect(out.status).toBe(303);
     expect(out.headers.location).toBe('/login');
     expect(String(out.headers['set-cookie'])).toMatch(/^dw_console=; .*Max-Age=0$/);
+    // Signed out is over: the cookie, kept or stolen, no longer lets anyone in.
+    expect((await call(daemon, '/', { headers: session })).status).toBe(401);
   });
 
   it('shows the config with every secret as <secret>', async () => {
