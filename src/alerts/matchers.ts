@@ -42,7 +42,8 @@ export function parseMatcher(text: string): LabelMatcher {
         '(NAME is letters, digits and _, not starting with a digit)',
     );
   }
-  const [, name, op, raw] = m as unknown as [string, string, MatchOp, string];
+  const [, name, op, written] = m as unknown as [string, string, MatchOp, string];
+  const raw = hiddenWrittenOutRead(written);
   let value = raw;
   if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) {
     try {
@@ -58,6 +59,21 @@ export function parseMatcher(text: string): LabelMatcher {
 
 /** A hidden character (`lib/visible-text.ts`): every reader writes it out, so a value holding one is quoted. */
 const HIDDEN_CHARACTER = new RegExp(`[${HIDDEN}]`, 'g');
+/** A character written out as `visibleText` writes one: `\u{202e}`. */
+const WRITTEN_OUT = /\\u\{([0-9a-fA-F]{1,6})\}/g;
+
+/**
+ * The text with each hidden character written out (`\u{202e}`, as the console, the terminal and
+ * every message show it) read back as the character, so a value copied from where it is shown
+ * matches the label; any other `\u{…}` stays the text it is.
+ */
+function hiddenWrittenOutRead(text: string): string {
+  return text.replace(WRITTEN_OUT, (written, hex: string) => {
+    const code = Number.parseInt(hex, 16);
+    const char = code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    return char.search(HIDDEN_CHARACTER) === 0 ? char : written;
+  });
+}
 
 /**
  * Renders a matcher back to the text {@link parseMatcher} reads (quoting when needed). A value

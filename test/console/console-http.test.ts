@@ -95,6 +95,26 @@ describe('open on loopback', () => {
     expect(res.headers.location).toMatch(/^\/silences\?created=[0-9a-f]{12}$/);
     expect(silencesIn(daemon)[0]).toMatchObject({ createdBy: 'console@loopback', reason: 'planned maintenance' });
   });
+
+  it('makes a silence of a value with a hidden character typed in the form, as the preview wrote it out', async () => {
+    const csrf = csrfIn((await call(daemon, '/silences/new')).text);
+    const typed = { csrf, matchers: 'app=shop\u202egnp.exe', duration: '1h', comment: 'a tricky name' };
+    const preview = await call(daemon, '/silences', { form: { ...typed, intent: 'preview' } });
+    // What the page gives back, as the browser would send it again.
+    const field = (re: RegExp) =>
+      (re.exec(preview.text)?.[1] ?? '')
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&');
+    const shown = field(/<textarea name="matchers"[^>]*>([^<]*)<\/textarea>/);
+    expect(shown).toBe('app=shop\\u{202e}gnp.exe');
+    const previewed = field(/name="previewed" value="([^"]*)"/);
+    const res = await call(daemon, '/silences', { form: { ...typed, matchers: shown, previewed, intent: 'create' } });
+    expect(res.status).toBe(303);
+    expect(silencesIn(daemon).find((x) => x.reason === 'a tricky name')?.matchers).toEqual([
+      { name: 'app', op: '=', value: 'shop\u202egnp.exe' },
+    ]);
+  });
 });
 
 describe('a maintenance window planned in the console', () => {
