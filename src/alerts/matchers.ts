@@ -6,6 +6,7 @@
  */
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { compileLabelRegex } from '../lib/label-regex.js';
+import { HIDDEN } from '../lib/visible-text.js';
 
 /** The four comparisons a matcher can make. */
 export type MatchOp = '=' | '!=' | '=~' | '!~';
@@ -41,7 +42,8 @@ export function parseMatcher(text: string): LabelMatcher {
         '(NAME is letters, digits and _, not starting with a digit)',
     );
   }
-  const [, name, op, raw] = m as unknown as [string, string, MatchOp, string];
+  const [, name, op, written] = m as unknown as [string, string, MatchOp, string];
+  const raw = hiddenWrittenOutRead(written);
   let value = raw;
   if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) {
     try {
@@ -55,13 +57,38 @@ export function parseMatcher(text: string): LabelMatcher {
   return matcher;
 }
 
+/** A hidden character (`lib/visible-text.ts`): every reader writes it out, so a value holding one is quoted. */
+const HIDDEN_CHARACTER = new RegExp(`[${HIDDEN}]`, 'g');
+/** A character written out as `visibleText` writes one: `\u{202e}`. */
+const WRITTEN_OUT = /\\u\{([0-9a-fA-F]{1,6})\}/g;
+
+/**
+ * The text with each hidden character written out (`\u{202e}`, as the console, the terminal and
+ * every message show it) read back as the character, so a value copied from where it is shown
+ * matches the label; any other `\u{…}` stays the text it is.
+ */
+function hiddenWrittenOutRead(text: string): string {
+  return text.replace(WRITTEN_OUT, (written, hex: string) => {
+    const code = Number.parseInt(hex, 16);
+    const char = code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    return char.search(HIDDEN_CHARACTER) === 0 ? char : written;
+  });
+}
+
 /**
  * Renders a matcher back to the text {@link parseMatcher} reads (quoting when needed). A value
  * starting with `~` is quoted too: `app=` followed by `~shop` would read back as the regex `app=~shop`.
+ * A hidden character (a bidi override, a zero-width space) is written as its JSON escape (`\u202e`)
+ * in a quoted value: what every reader shows in its place (`\u{202e}`) would not read back as it.
  */
 export function formatMatcher(matcher: LabelMatcher): string {
-  const plain = /^[^\s"~][^\s"]*$/.test(matcher.value);
-  return `${matcher.name}${matcher.op}${plain ? matcher.value : JSON.stringify(matcher.value)}`;
+  const plain = /^[^\s"~][^\s"]*$/.test(matcher.value) && matcher.value.search(HIDDEN_CHARACTER) < 0;
+  const quoted = () =>
+    JSON.stringify(matcher.value).replace(
+      HIDDEN_CHARACTER,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+  return `${matcher.name}${matcher.op}${plain ? matcher.value : quoted()}`;
 }
 
 /** The `match` / `match_re` block of routes, policies and mute windows in the config. */

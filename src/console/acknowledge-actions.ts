@@ -17,9 +17,13 @@ import {
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
 import { alertPage, type PageNotice } from './pages/alert-page.js';
+import { LIST_VIEW, type ListView } from './pages/acknowledge-form.js';
 import type { FormDeps, FormOutcome } from './silence-actions.js';
 
-/** `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list` or the alert). */
+/**
+ * `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list`,
+ * with the list's view to come back to, or the alert).
+ */
 export function submitAcknowledgement(
   deps: FormDeps,
   ctx: PageContext,
@@ -59,7 +63,7 @@ export function submitAcknowledgement(
       return {
         redirect:
           fields.get('back') === 'list'
-            ? consolePath('/', { done, fp: fingerprint })
+            ? consolePath('/', { ...listView(fields), done, fp: fingerprint })
             : consolePath('/alert', { fp: fingerprint, done }),
       };
     }
@@ -71,6 +75,11 @@ export function submitAcknowledgement(
     case 'not_firing':
       return alertPageAgain(ctx, fingerprint, 409, { kind: 'warn', text });
   }
+}
+
+/** The list's search, grouping and page a form from the list carried. */
+function listView(fields: URLSearchParams): ListView {
+  return Object.fromEntries(LIST_VIEW.map((name) => [name, fields.get(name) ?? undefined]));
 }
 
 /** The alert's page again with what was said, or a 404 saying it when there is no such alert (any more). */

@@ -6,8 +6,9 @@
  *   must be a loopback name too, or a web page could reach the console through DNS rebinding (its
  *   own name resolving to 127.0.0.1) and read it as same-origin.
  * - A token (`server.console.auth.token`): as `Authorization: Bearer …`, or once at the login page,
- *   which sets a session cookie (HttpOnly, SameSite=Strict) derived from this process's key and the
- *   token, so a restart or a new token ends every session. Recorded as `console@token`.
+ *   which sets a session cookie (HttpOnly, SameSite=Strict): a random id this process remembers
+ *   until the visitor signs out, so a sign-out, a restart or a new token ends it. Recorded as
+ *   `console@token`.
  * - Basic auth (`auth.user`, `auth.password`): the browser asks; recorded as the user name.
  *
  * Forms (every write, and the login) carry a CSRF token: an HMAC, under a key drawn when the
@@ -53,6 +54,8 @@ export type FormDecision = { ok: true } | { ok: false; reason: FormRefusal; mess
 /** The access rules of one console, with this process's key. */
 export class ConsoleAccess {
   readonly #key: Buffer;
+  /** The sessions signed in and not out: cookie value → the digest of the token they signed in with. */
+  readonly #sessions = new Map<string, string>();
 
   constructor(key: Buffer = randomBytes(32)) {
     this.#key = key;
@@ -75,7 +78,7 @@ export class ConsoleAccess {
       }
       const session = cookieValue(headers.cookie, SESSION_COOKIE);
       if (session === undefined) return refuse(401, 'no_credentials', 'sign in with the console token', false);
-      return sameText(session, this.sessionFor(auth.token))
+      return this.#sessions.get(session) === tokenDigest(auth.token)
         ? { allowed: true, who: TOKEN_USER }
         : refuse(401, 'wrong_credentials', 'the session is over (a restart or a new token): sign in again', false);
     }
@@ -98,9 +101,22 @@ export class ConsoleAccess {
     return sameText(given.trim(), token.reveal());
   }
 
-  /** The session cookie's value for this token: this process's key over the token's digest. */
-  sessionFor(token: Secret): string {
-    return this.#mac(`session\0${createHash('sha256').update(token.reveal()).digest('hex')}`);
+  /**
+   * A new session, for a sign-in with this token: the cookie's value, drawn at random and
+   * remembered with the token's digest (a new token ends it) until {@link endSession}.
+   */
+  startSession(token: Secret): string {
+    const id = randomBytes(32).toString('base64url');
+    this.#sessions.set(id, tokenDigest(token));
+    // The oldest forgotten past the bound: sign-ins that never sign out cannot grow it for ever.
+    if (this.#sessions.size > MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
+    return id;
+  }
+
+  /** Ends the session a Cookie header names (a sign-out): its cookie, kept or stolen, lets no one in. */
+  endSession(cookie: string | undefined): void {
+    const id = cookieValue(cookie, SESSION_COOKIE);
+    if (id !== undefined) this.#sessions.delete(id);
   }
 
   /** The CSRF token of the forms shown to `who` (an anonymous visitor of the login page: ''). */
@@ -110,14 +126,15 @@ export class ConsoleAccess {
 
   /**
    * Whether a POSTed form may be acted on: not sent by another site (`Sec-Fetch-Site`, then
-   * `Origin` against `Host`), and carrying the CSRF token of `who`.
+   * `Origin` against `Host`, or against `publicUrl`, `server.console.public_url`: a reverse proxy
+   * may send its upstream's address as Host), and carrying the CSRF token of `who`.
    */
-  checkForm(headers: IncomingHttpHeaders, who: string, token: string | undefined): FormDecision {
+  checkForm(headers: IncomingHttpHeaders, who: string, token: string | undefined, publicUrl?: string): FormDecision {
     const site = headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin' && site !== 'none')
       return formRefused('cross_site', `a form sent from another site (${site}) is refused`);
     const origin = headers.origin;
-    if (origin !== undefined && originHost(origin) !== headers.host)
+    if (origin !== undefined && originHost(origin) !== headers.host && !sameOrigin(origin, publicUrl))
       return formRefused('cross_origin', 'a form sent from another origin is refused');
     if (token === undefined || token === '')
       return formRefused('csrf_missing', 'the form has no CSRF token: reload the page');
@@ -129,6 +146,14 @@ export class ConsoleAccess {
   #mac(text: string): string {
     return createHmac('sha256', this.#key).update(text).digest('base64url');
   }
+}
+
+/** The most sessions remembered at once: past it, the oldest ends. */
+const MAX_SESSIONS = 1_000;
+
+/** A token's SHA-256, what a session remembers of it. */
+function tokenDigest(token: Secret): string {
+  return createHash('sha256').update(token.reveal()).digest('hex');
 }
 
 function refuse(status: 401 | 403, reason: AccessRefusal, message: string, basicChallenge: boolean): AccessDecision {
@@ -148,6 +173,13 @@ function isLoopbackHostHeader(host: string | undefined): boolean {
 /** The host:port of an Origin header, or undefined for `null` or a malformed one. */
 function originHost(origin: string): string | undefined {
   return URL.canParse(origin) ? new URL(origin).host : undefined;
+}
+
+/** Whether an Origin header names the origin of `url` (scheme, host and port). */
+function sameOrigin(origin: string, url: string | undefined): boolean {
+  return (
+    url !== undefined && URL.canParse(origin) && URL.canParse(url) && new URL(origin).origin === new URL(url).origin
+  );
 }
 
 /** One cookie's value from a Cookie header. */

@@ -65,7 +65,7 @@ form.acknowledge { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; m
 form.list-ack { margin-top: 4px; } form.list-ack button { font-size: 12px; padding: 0 6px; } .status.acknowledged { color: #026aa2; }
 form label { display: block; margin: 8px 0; font-weight: 600; }
 form label .hint { font-weight: 400; }
-textarea, input:not([type]), input[type="password"], select { font: 13px ui-monospace, "DejaVu Sans Mono", monospace; padding: 4px 6px; border: 1px solid #cfd4dc; border-radius: 4px; }
+textarea, input:not([type]), input[type="password"], input[type="search"], select { font: 13px ui-monospace, "DejaVu Sans Mono", monospace; padding: 4px 6px; border: 1px solid #cfd4dc; border-radius: 4px; }
 .silence-form textarea, .silence-form input, .login input { display: block; width: 100%; max-width: 640px; margin-top: 4px; }
 .buttons { display: flex; gap: 8px; margin-top: 12px; }
 button, .button { font: inherit; padding: 4px 12px; border: 1px solid #cfd4dc; border-radius: 4px; background: #fff; color: var(--fg); cursor: pointer; text-decoration: none; display: inline-block; }

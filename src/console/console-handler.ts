@@ -41,6 +41,7 @@ import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation, type ConsoleRemediation } from './remediate-actions.js';
 import { consoleServing, mayRemediate } from '../config/console-config.js';
 import { readBody } from '../lib/read-body.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
 export interface ConsoleDeps {
@@ -88,11 +89,14 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  */
 export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAccess()): RequestHandler {
   const log = deps.logger.child({ stage: 'console' });
+  // Anyone who reaches the listener can send wrong credentials or forged forms by the thousand:
+  // said once a minute with a count, so they cannot flood the daemon's log.
+  const refusals = new RepeatedLog(log, { clock: deps.clock });
   return (req, res) => {
     const config = deps.config();
     const serving = consoleServing(config.server.listen, config.server.console);
     if (!serving.serve && serving.reason !== 'needs_auth') return false;
-    const request: ConsoleRequest = { deps, access, config, log, req, res };
+    const request: ConsoleRequest = { deps, access, config, log, refusals, req, res };
     const answered = serving.serve
       ? answer(request)
       : Promise.resolve(send(res, 403, messagePage('Console off', `The console is not served: ${serving.message}.`)));
@@ -122,6 +126,8 @@ interface ConsoleRequest {
   /** The configuration in force when the request came. */
   config: Config;
   log: Logger;
+  /** Where refused requests and forms are logged (`RepeatedLog`). */
+  refusals: RepeatedLog;
   req: IncomingMessage;
   res: ServerResponse;
 }
@@ -146,8 +152,8 @@ async function answer(r: ConsoleRequest): Promise<void> {
   const decided = access.decide(req.headers, auth);
   if (!decided.allowed) {
     if (decided.reason !== 'no_credentials') {
-      r.log.warn(
-        { remote: req.socket.remoteAddress, reason: decided.reason, path: url.pathname },
+      r.refusals.warn(
+        { remote: req.socket.remoteAddress, reason: decided.reason, code: decided.reason, path: url.pathname },
         'console request refused',
       );
     }
@@ -180,13 +186,18 @@ async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
   if (req.method !== 'POST') return send(res, 200, loginPage(access.csrfToken(''), undefined));
   const fields = await readForm(req);
   if (fields === undefined) return tooLarge(res);
-  const form = access.checkForm(req.headers, '', fields.get(CSRF_FIELD) ?? undefined);
+  const form = access.checkForm(
+    req.headers,
+    '',
+    fields.get(CSRF_FIELD) ?? undefined,
+    r.config.server.console.public_url,
+  );
   if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
   if (!access.tokenMatches(fields.get('token') ?? '', token)) {
-    r.log.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
+    r.refusals.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
     return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
   }
-  redirect(res, '/', `${SESSION_COOKIE}=${access.sessionFor(token)}; Path=/; HttpOnly; SameSite=Strict`);
+  redirect(res, '/', sessionCookie(req, access.startSession(token)));
 }
 
 /** A form: refused unless it carries this visitor's CSRF token from this site, then acted on. */
@@ -194,9 +205,17 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   const { req, res } = r;
   const fields = await readForm(req);
   if (fields === undefined) return tooLarge(res);
-  const form = r.access.checkForm(req.headers, ctx.who, fields.get(CSRF_FIELD) ?? undefined);
+  const form = r.access.checkForm(
+    req.headers,
+    ctx.who,
+    fields.get(CSRF_FIELD) ?? undefined,
+    ctx.config.server.console.public_url,
+  );
   if (!form.ok) {
-    r.log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
+    r.refusals.warn(
+      { remote: req.socket.remoteAddress, reason: form.reason, code: form.reason, path },
+      'console form refused',
+    );
     return send(res, 403, messagePage('Refused', form.message));
   }
   const runtime = r.deps.runtime?.();
@@ -211,11 +230,22 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   else if (path === '/alerts/unacknowledge')
     outcome = within(() => submitAcknowledgement(deps, ctx, fields, 'unacknowledge'));
   else if (path === '/alerts/remediate') outcome = await submitRemediation(deps, ctx, fields);
-  else if (path === '/logout') outcome = { redirect: '/login' };
-  else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
+  else if (path === '/logout') {
+    r.access.endSession(req.headers.cookie);
+    outcome = { redirect: '/login' };
+  } else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
   if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
-  const signOut = path === '/logout' ? `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` : undefined;
+  const signOut = path === '/logout' ? sessionCookie(req, '', '; Max-Age=0') : undefined;
   redirect(res, outcome.redirect, signOut);
+}
+
+/**
+ * The session cookie's header: `Secure` when the browser is on https (its form's Origin, through a
+ * TLS proxy), so the token's session never travels in clear to an http address of the same host.
+ */
+function sessionCookie(req: IncomingMessage, value: string, extra = ''): string {
+  const secure = req.headers.origin?.startsWith('https:') ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict${extra}${secure}`;
 }
 
 /** The pages a GET answers 200 from the query alone. */

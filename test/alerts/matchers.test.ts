@@ -163,3 +163,19 @@ describe('regular expressions that cannot run away', () => {
     expect(matches({ app: 'a shop' })).toBe(false);
   });
 });
+
+describe('formatMatcher with a hidden character', () => {
+  it('writes it as a JSON escape in quotes, which reads back as the character', () => {
+    const matcher = { name: 'app', op: '=' as const, value: 'shop\u202egnp\u200b.exe' };
+    const text = formatMatcher(matcher);
+    expect(text).toBe('app="shop\\u202egnp\\u200b.exe"');
+    expect(parseMatcher(text)).toEqual(matcher);
+  });
+
+  it('reads it back as every reader writes it out (`\\u{202e}`), quoted or not, so what is shown can be typed', () => {
+    expect(parseMatcher('app=shop\\u{202e}gnp.exe').value).toBe('shop\u202egnp.exe');
+    expect(parseMatcher('app="shop \\u{200B}x"').value).toBe('shop \u200bx');
+    // Only a hidden character's: any other stays the text it is.
+    expect(parseMatcher('app=a\\u{41}b').value).toBe('a\\u{41}b');
+  });
+});

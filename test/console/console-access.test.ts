@@ -27,7 +27,7 @@ describe('ConsoleAccess.decide', () => {
     [
       'token session cookie',
       tokenAuth,
-      { cookie: `a=b; dw_console=${access.sessionFor(new Secret(TOKEN))}` },
+      { cookie: `a=b; dw_console=${access.startSession(new Secret(TOKEN))}` },
       TOKEN_USER,
     ],
     ['basic user', basicAuth, { authorization: basic('alice', PASSWORD) }, 'alice'],
@@ -46,7 +46,7 @@ describe('ConsoleAccess.decide', () => {
     [
       "token, another process's cookie",
       tokenAuth,
-      { cookie: `dw_console=${new ConsoleAccess().sessionFor(new Secret(TOKEN))}` },
+      { cookie: `dw_console=${new ConsoleAccess().startSession(new Secret(TOKEN))}` },
       401,
       'wrong_credentials',
     ],
@@ -71,8 +71,20 @@ describe('ConsoleAccess.decide', () => {
     expect(access.decide({}, tokenAuth)).toMatchObject({ basicChallenge: false });
   });
 
+  it('gives each sign-in a session of its own, and signing out ends that one alone', () => {
+    const token = new Secret(TOKEN);
+    const [mine, theirs] = [access.startSession(token), access.startSession(token)];
+    expect(mine).not.toBe(theirs);
+    access.endSession(`a=b; dw_console=${mine}`);
+    expect(access.decide({ cookie: `dw_console=${mine}` }, tokenAuth)).toMatchObject({
+      allowed: false,
+      reason: 'wrong_credentials',
+    });
+    expect(access.decide({ cookie: `dw_console=${theirs}` }, tokenAuth)).toEqual({ allowed: true, who: TOKEN_USER });
+  });
+
   it('ends every session when the token changes', () => {
-    const cookie = { cookie: `dw_console=${access.sessionFor(new Secret(TOKEN))}` };
+    const cookie = { cookie: `dw_console=${access.startSession(new Secret(TOKEN))}` };
     expect(access.decide(cookie, { token: new Secret('another-token-0123456789') })).toMatchObject({
       allowed: false,
       reason: 'wrong_credentials',
@@ -97,6 +109,24 @@ describe('ConsoleAccess.checkForm', () => {
     ["another process's token", { host }, new ConsoleAccess().csrfToken('alice'), 'csrf_wrong'],
   ])('%s', (_name, headers, token, refusal) => {
     const decided = access.checkForm(headers, 'alice', token);
+    expect(decided.ok ? undefined : decided.reason).toBe(refusal);
+  });
+});
+
+describe('ConsoleAccess.checkForm behind a reverse proxy (server.console.public_url)', () => {
+  // nginx's proxy_pass sends the upstream's address as Host unless told otherwise.
+  const host = '127.0.0.1:9464';
+  const publicUrl = 'https://watchdog.example.com/';
+  const good = access.csrfToken('alice');
+  it.each<[string, string, string | undefined]>([
+    ['the public origin', 'https://watchdog.example.com', undefined],
+    ['the public origin with its default port', 'https://watchdog.example.com:443', undefined],
+    ['the public host over plain http', 'http://watchdog.example.com', 'cross_origin'],
+    ['another origin', 'https://attacker.example', 'cross_origin'],
+    ['a name that starts as the public one', 'https://watchdog.example.com.attacker.example', 'cross_origin'],
+  ])('%s', (_name, origin, refusal) => {
+    const headers = { host, origin, 'sec-fetch-site': 'same-origin' };
+    const decided = access.checkForm(headers, 'alice', good, publicUrl);
     expect(decided.ok ? undefined : decided.reason).toBe(refusal);
   });
 });

@@ -159,6 +159,20 @@ describe('acknowledging in the console', () => {
     expect(after.text).toMatch(new RegExp(`<tr class="alert acknowledged" data-fingerprint="${fingerprint}"`));
   });
 
+  it('comes back to the list as it was shown: the search, the grouping and the page', async () => {
+    const { fingerprint } = await firingAlert();
+    const shown = '/?q=pip+install&group=app&from=0&size=50';
+    const list = await call(daemon, shown);
+    const form = /<form[^>]*action="\/alerts\/acknowledge"[^>]*>([\s\S]*?)<\/form>/.exec(list.text)?.[1] ?? '';
+    const fields = Object.fromEntries([...form.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    expect(fields).toMatchObject({ back: 'list', q: 'pip install', group: 'app', size: '50' });
+    const res = await post('/alerts/acknowledge', { ...fields, fp: fingerprint });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(
+      `/?q=pip+install&group=app&from=0&size=50&done=acknowledged&fp=${encodeURIComponent(fingerprint)}`,
+    );
+  });
+
   it.each<[string, Record<string, string>, number, string]>([
     ['an alert that does not exist', { fp: 'failed_runs/run/999999' }, 404, 'There is no alert failed_runs/run/999999'],
     ['a comment too long', { comment: 'x'.repeat(1001) }, 400, 'Nothing changed: the comment is 1001 characters long'],

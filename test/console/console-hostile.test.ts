@@ -15,6 +15,8 @@ import { freePort, launchChromium, startConsoleDaemon, type ConsoleDaemon } from
 
 const NAME = `shop"><script>window.pwned='script'</script><img src=x onerror="window.pwned='img';alert(1)">`;
 const URL_TEXT = `javascript:window.pwned='link';alert(2)`;
+/** A name with a right-to-left override: shown written out, `shop\u{202e}gnp.exe`. */
+const BIDI_NAME = 'shop\u202egnp.exe';
 
 let daemon: ConsoleDaemon;
 let browser: Browser;
@@ -27,6 +29,9 @@ function hostileApp(sim: RunningSimulator): void {
   const app = [...apps.values()].find((a) => a.urlIds.some((id) => urls.get(id)?.primary))!;
   sim.control.renameApp(app.id, { name: NAME, url: URL_TEXT });
   sim.control.checks.app_state.set(app.id, 'error');
+  const other = [...apps.values()].find((a) => a.id !== app.id)!;
+  sim.control.renameApp(other.id, { name: BIDI_NAME });
+  sim.control.checks.app_state.set(other.id, 'error');
 }
 
 beforeAll(async () => {
@@ -90,6 +95,25 @@ describe('hostile text from the service', () => {
     await page.goto(`${daemon.base}/`);
     expect(await row.locator('.why.silenced').textContent()).toContain(`window.pwned='comment'`);
     await expectInert();
+  });
+
+  it('silences an alert whose label holds a hidden character from its Silence… button', async () => {
+    const alert = alertStoreOf(daemon.wd.store)
+      .open()
+      .find((a) => a.labels.app === BIDI_NAME)!;
+    await page.goto(`${daemon.base}/alert?fp=${encodeURIComponent(alert.fingerprint)}`);
+    await page.getByRole('link', { name: 'Silence…' }).click();
+    await page.waitForURL(/\/silences\/new\?/);
+    // Written out where a person reads it, and read back as the character it stands for.
+    expect(await page.locator('textarea[name="matchers"]').inputValue()).toContain('app="shop\\u202egnp.exe"');
+    expect(await page.locator(`.preview li[data-fingerprint="${alert.fingerprint}"]`).count()).toBe(1);
+    await page.locator('textarea[name="comment"]').fill('a name that plays tricks');
+    await page.getByRole('button', { name: 'Create silence' }).click();
+    await page.waitForURL(/\/silences\?created=/);
+    const made = listSilences(daemon.wd.store, { now: daemon.clock.now() }).find(
+      (x) => x.reason === 'a name that plays tricks',
+    );
+    expect(made?.matchers).toContainEqual({ name: 'app', op: '=', value: BIDI_NAME });
   });
 
   it('refuses a form posted to the console from another origin, writing nothing', async () => {

@@ -95,6 +95,26 @@ describe('open on loopback', () => {
     expect(res.headers.location).toMatch(/^\/silences\?created=[0-9a-f]{12}$/);
     expect(silencesIn(daemon)[0]).toMatchObject({ createdBy: 'console@loopback', reason: 'planned maintenance' });
   });
+
+  it('makes a silence of a value with a hidden character typed in the form, as the preview wrote it out', async () => {
+    const csrf = csrfIn((await call(daemon, '/silences/new')).text);
+    const typed = { csrf, matchers: 'app=shop\u202egnp.exe', duration: '1h', comment: 'a tricky name' };
+    const preview = await call(daemon, '/silences', { form: { ...typed, intent: 'preview' } });
+    // What the page gives back, as the browser would send it again.
+    const field = (re: RegExp) =>
+      (re.exec(preview.text)?.[1] ?? '')
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&');
+    const shown = field(/<textarea name="matchers"[^>]*>([^<]*)<\/textarea>/);
+    expect(shown).toBe('app=shop\\u{202e}gnp.exe');
+    const previewed = field(/name="previewed" value="([^"]*)"/);
+    const res = await call(daemon, '/silences', { form: { ...typed, matchers: shown, previewed, intent: 'create' } });
+    expect(res.status).toBe(303);
+    expect(silencesIn(daemon).find((x) => x.reason === 'a tricky name')?.matchers).toEqual([
+      { name: 'app', op: '=', value: 'shop\u202egnp.exe' },
+    ]);
+  });
 });
 
 describe('a maintenance window planned in the console', () => {
@@ -161,8 +181,10 @@ describe('a wide listener', () => {
 
 describe('a token', () => {
   let daemon: ConsoleDaemon;
+  const log = captureLogger('warn');
   beforeAll(async () => {
     daemon = await startConsoleDaemon({
+      logger: log.logger,
       server: (port) =>
         `{ listen: "0.0.0.0:${port}", console: { enabled: true, auth: { token: "\${CONSOLE_TOKEN}" } } }`,
       notify: [
@@ -188,6 +210,38 @@ describe('a token', () => {
     expect(page.status).toBe(401);
     expect(page.text).toContain(message);
     expect(page.text).toContain('name="token"');
+  });
+
+  it('logs a stream of wrong tokens once a minute with a count, not once a request', async () => {
+    const refused = () => log.lines().filter((l) => String(l.msg).startsWith('console request refused'));
+    // A minute after the refusals of the tests above, so the first of these is said.
+    daemon.clock.advance(61_000);
+    const before = refused().length;
+    for (let i = 0; i < 20; i++) {
+      const page = await call(daemon, '/', { headers: { authorization: `Bearer guess-${i}-0000000000000` } });
+      expect(page.status).toBe(401);
+    }
+    await vi.waitFor(() => expect(refused().length).toBeGreaterThan(before));
+    expect(refused().length - before).toBe(1);
+    daemon.clock.advance(61_000);
+    await call(daemon, '/', { headers: { authorization: 'Bearer guess-last-000000000000' } });
+    await vi.waitFor(() => expect(refused().length - before).toBe(2));
+    expect(refused().at(-1)).toMatchObject({ repeated: 20 });
+    expect(log.text()).not.toContain(TOKEN);
+  });
+
+  it('marks the session cookie Secure when the sign-in came over https (a TLS proxy)', async () => {
+    const csrf = csrfIn((await call(daemon, '/login')).text);
+    const proxied = { host: 'watchdog.example.com', origin: 'https://watchdog.example.com' };
+    const right = await call(daemon, '/login', { form: { csrf, token: TOKEN }, headers: proxied });
+    expect(right.status).toBe(303);
+    expect(String(right.headers['set-cookie'])).toMatch(
+      /^dw_console=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/,
+    );
+    const session = { cookie: String(right.headers['set-cookie']).split(';')[0]!, ...proxied };
+    const page = await call(daemon, '/', { headers: session });
+    const out = await call(daemon, '/logout', { form: { csrf: csrfIn(page.text) }, headers: session });
+    expect(String(out.headers['set-cookie'])).toMatch(/; Secure$/);
   });
 
   it('lets the token in as a bearer, and records writes as console@token', async () => {
@@ -221,6 +275,8 @@ describe('a token', () => {
     expect(out.status).toBe(303);
     expect(out.headers.location).toBe('/login');
     expect(String(out.headers['set-cookie'])).toMatch(/^dw_console=; .*Max-Age=0$/);
+    // Signed out is over: the cookie, kept or stolen, no longer lets anyone in.
+    expect((await call(daemon, '/', { headers: session })).status).toBe(401);
   });
 
   it('shows the config with every secret as <secret>', async () => {

@@ -7,8 +7,22 @@ import type { AlertRow } from '../../alerts/alert-store.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, type PageContext } from '../layout.js';
 
-/** The form of a firing alert, as the alert's page (`page`) or the list (`list`) shows it. */
-export function acknowledgeForm(alert: AlertRow, ctx: PageContext, where: 'page' | 'list'): SafeHtml {
+/** The parameters of the alert list's page a click there comes back to (`LIST_VIEW`). */
+export type ListView = Partial<Record<(typeof LIST_VIEW)[number], string>>;
+
+/** What the list shows (its search, filter, order, grouping and page), carried by its forms to come back to it. */
+export const LIST_VIEW = ['q', 'show', 'sort', 'group', 'from', 'size'] as const;
+
+/**
+ * The form of a firing alert, as the alert's page (`page`) or the list (`list`, with the view it
+ * comes back to) shows it.
+ */
+export function acknowledgeForm(
+  alert: AlertRow,
+  ctx: PageContext,
+  where: 'page' | 'list',
+  view: ListView = {},
+): SafeHtml {
   if (alert.status !== 'firing') return html``;
   const taken = alert.acknowledgement !== null;
   const fields = html`${csrfField(ctx)}<input type="hidden" name="fp" value="${alert.fingerprint}" />`;
@@ -16,7 +30,9 @@ export function acknowledgeForm(alert: AlertRow, ctx: PageContext, where: 'page'
   const label = taken ? 'Unacknowledge' : 'Acknowledge';
   if (where === 'list') {
     return html`<form method="post" action="${action}" class="list-ack">
-      ${fields}<input type="hidden" name="back" value="list" /><button>${label}</button>
+      ${fields}<input type="hidden" name="back" value="list" />${LIST_VIEW.map((name) =>
+        view[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${view[name]}" />`,
+      )}<button>${label}</button>
     </form>`;
   }
   return html`<form method="post" action="${action}" class="acknowledge">
