@@ -28,7 +28,7 @@
  * connection: a transaction that keeps making progress keeps its lease.
  */
 import { performance } from 'node:perf_hooks';
-import { Backoff, backoffDelay } from '../lib/backoff.js';
+import { Backoff, type BackoffPolicy } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { FencedError } from './fenced-error.js';
@@ -97,16 +97,11 @@ const START_BACKOFF_MIN = 0.5;
 const START_BACKOFF_MAX = 4;
 
 /**
- * A capped exponential delay with jitter (between half and all of it) after `failures` failed
- * starts in a row: the loops' backoff (`lib/backoff.ts`), in leases.
+ * The wait after failed starts in a row: the loops' backoff (`lib/backoff.ts`), in leases, with
+ * jitter taking off up to half of it.
  */
-export function startBackoffMs(failures: number, leaseMs: number, random: () => number = Math.random): number {
-  return backoffDelay(failures, {
-    baseMs: leaseMs * START_BACKOFF_MIN,
-    capMs: leaseMs * START_BACKOFF_MAX,
-    jitter: 0.5,
-    random,
-  });
+export function startBackoff(leaseMs: number): BackoffPolicy {
+  return { baseMs: leaseMs * START_BACKOFF_MIN, capMs: leaseMs * START_BACKOFF_MAX, jitter: 0.5 };
 }
 
 /** Why a leader steps down when a renewal finds its lease another's. */
@@ -142,8 +137,8 @@ export class LeaderElection {
   /** What the last attempt learnt: the leader seen, or the failure. */
   #seen: { holder: string | null; epoch: number | null } = { holder: null, epoch: null };
   #failure: string | undefined;
-  /** Terms in a row whose work could not start, and performance.now() before which no new one is taken. */
-  #failedStarts = 0;
+  /** Terms in a row whose work could not start (their backoff), and performance.now() before which no new one is taken. */
+  readonly #startBackoff: Backoff;
   #notBefore = 0;
   /** Why the state connection kept this replica from taking a free lease, said once per spell. */
   #cannotLead = false;
@@ -153,6 +148,7 @@ export class LeaderElection {
     this.#log = o.logger.child({ stage: 'leader' });
     this.#intervalMs = Math.max(1, Math.floor(o.leaseMs / ATTEMPTS_PER_LEASE));
     this.#backoff = new Backoff({ baseMs: this.#intervalMs, capMs: o.leaseMs, random: o.random });
+    this.#startBackoff = new Backoff(startBackoff(o.leaseMs));
     // Whatever the leader's transaction holds on the server is let go of before the lease can pass.
     const half = o.leaseMs / 2;
     this.#timeouts = {
@@ -339,13 +335,12 @@ export class LeaderElection {
     this.#transitions = this.#transitions.then(() =>
       this.o.onElected(term).then(
         () => {
-          if (!term.signal.aborted) this.#failedStarts = 0;
+          if (!term.signal.aborted) this.#startBackoff.reset();
         },
         (err: unknown) => {
           if (err instanceof FencedError || term.signal.aborted) return;
           // Not at once again: the next term would most likely fail the same way.
-          this.#failedStarts += 1;
-          const waitMs = startBackoffMs(this.#failedStarts, this.o.leaseMs);
+          const waitMs = this.#startBackoff.failed();
           this.#notBefore = performance.now() + waitMs;
           this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
           this.#log.info({ waitMs: Math.round(waitMs) }, 'takes no lease again for a while');

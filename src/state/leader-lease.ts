@@ -90,8 +90,12 @@ const RELEASE_SQL = `
 /** Whether the lease is free to take, before the takeover waits for the fence's lock. */
 const FREE_SQL = `SELECT expires_at <= now() AS free FROM leader_lease WHERE id = 1`;
 
+/**
+ * The lease as a {@link LeaseRow}: the epoch as float8 (a number on every connection, where a
+ * BIGINT is a string on the lease's own), far below 2^53.
+ */
 const CURRENT_SQL = `
-  SELECT holder, epoch, (EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::float8 AS left_ms
+  SELECT holder, epoch::float8 AS epoch, (EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::float8 AS "leftMs"
     FROM leader_lease WHERE id = 1`;
 
 /**
@@ -157,13 +161,6 @@ export const FENCE_SQL = `
     FROM leader_lease
    WHERE id = 1 AND holder = ? AND epoch = ? AND expires_at > statement_timestamp()`;
 
-/** A row of {@link CURRENT_SQL}: the epoch a BIGINT (a string on the lease's own connection). */
-type CurrentRow = { holder: string; epoch: number | string; left_ms: number };
-
-function leaseRowOf(row: CurrentRow): LeaseRow {
-  return { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms };
-}
-
 /** A holder name for this process: random (a restarted process is another holder), then where it runs. */
 export function leaseHolder(): string {
   return `${randomBytes(6).toString('hex')}@${os.hostname()}/${process.pid}`;
@@ -189,8 +186,7 @@ export function takeLeaseNow(db: SqlDatabase, holder: string, leaseMs: number): 
 
 /** The lease as the database has it now, read on the store's connection; `lock`: a clause such as ` FOR UPDATE`. */
 export function leaseOn(db: SqlDatabase, lock = ''): LeaseRow | undefined {
-  const row = db.prepare<[], CurrentRow>(CURRENT_SQL + lock).get();
-  return row && leaseRowOf(row);
+  return db.prepare<[], LeaseRow>(CURRENT_SQL + lock).get();
 }
 
 /**
@@ -257,7 +253,7 @@ export class LeaderLease {
 
   /** The lease as the database has it now. */
   async current(): Promise<LeaseRow> {
-    return leaseRowOf((await this.#query<CurrentRow>(CURRENT_SQL, {}))[0]!);
+    return (await this.#query<LeaseRow>(CURRENT_SQL, {}))[0]!;
   }
 
   /** Closes the connection; the lease itself is left as it is (see {@link release}). */

@@ -7,11 +7,12 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { backoffDelay } from '../../src/lib/backoff.js';
 import { Secret } from '../../src/lib/secret.js';
 import { silentLogger, type Logger } from '../../src/lib/logger.js';
 import { captureLogger } from '../app/fixtures.js';
 import { FencedError } from '../../src/state/fenced-error.js';
-import { LeaderElection, startBackoffMs, type LeaderTerm } from '../../src/state/leader-election.js';
+import { LeaderElection, startBackoff, type LeaderTerm } from '../../src/state/leader-election.js';
 import { FENCE_SQL, fencePrelude, LeaderLease } from '../../src/state/leader-lease.js';
 import { Store } from '../../src/state/store.js';
 import { replicaSeam, type ReplicaSeam } from '../../src/app/replica-role.js';
@@ -464,6 +465,6 @@ describe('after a term that could not start', () => {
     [9, 1, 4],
     [9, 0, 2],
   ])('after %i failed starts (draw %f) waits %f leases', (failures, draw, leases) => {
-    expect(startBackoffMs(failures, 10_000, () => draw)).toBe(leases * 10_000);
+    expect(backoffDelay(failures, { ...startBackoff(10_000), random: () => draw })).toBe(leases * 10_000);
   });
 });
