@@ -1,13 +1,7 @@
-import type { KeyPath } from './yaml-lines.js';
+import type { KeyPath, KeyPathProblem } from './yaml-lines.js';
 import { valueAt } from '../lib/value-at.js';
 import { CHECK_NAMES } from '../detectors/registry.js';
 import { environmentTypeSchema } from '../api/schemas.js';
-
-/** A problem found by {@link checkReferences}, located by key path. */
-export interface ReferenceProblem {
-  path: KeyPath;
-  message: string;
-}
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
@@ -33,8 +27,8 @@ const FIXED_LABEL_VALUES: Readonly<Record<string, readonly string[]>> = {
  * believes something will be remediated). Touching production is not checked here: a policy acts
  * on production only when its `match` names production, which remediation enforces at run time.
  */
-export function checkReferences(raw: unknown): ReferenceProblem[] {
-  const problems: ReferenceProblem[] = [];
+export function checkReferences(raw: unknown): KeyPathProblem[] {
+  const problems: KeyPathProblem[] = [];
   const notify = valueAt(raw, ['notify']);
 
   const channelNames = uniqueNames(raw, ['notify', 'channels'], 'channel', problems);
@@ -97,7 +91,7 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
 }
 
 /** Collects the `name` of each entry of the list at `at`, reporting the second and later use of a name. */
-function uniqueNames(raw: unknown, at: [string, string], what: string, problems: ReferenceProblem[]): Set<string> {
+function uniqueNames(raw: unknown, at: [string, string], what: string, problems: KeyPathProblem[]): Set<string> {
   const first = new Map<string, number>();
   list(valueAt(raw, at)).forEach((entry, i) => {
     const name = valueAt(entry, ['name']);

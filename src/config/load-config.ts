@@ -11,7 +11,7 @@ import { Secret } from '../lib/secret.js';
 import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
 import { secretPaths } from './secret.js';
-import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
+import { formatKeyPath, lineOfPath, type KeyPath, type KeyPathProblem } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
 import { setAt, valueAt } from '../lib/value-at.js';
 import { CHANNEL_KINDS } from '../notify/channels/registry.js';
@@ -431,7 +431,7 @@ function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: Report):
 }
 
 /** Turns one zod issue into located problems (one per unknown key). */
-function issueProblems(issue: z.core.$ZodIssue, raw: unknown): { path: KeyPath; message: string }[] {
+function issueProblems(issue: z.core.$ZodIssue, raw: unknown): KeyPathProblem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       path: [...issue.path, key],
