@@ -35,31 +35,32 @@ export function checkReferences(raw: unknown): KeyPathProblem[] {
   const windowNames = uniqueNames(raw, ['notify', 'mute_windows'], 'mute window', problems);
   uniqueNames(raw, ['notify', 'routes'], 'route', problems);
 
-  // Each name a route or the digest gives must be one the section defines.
+  // Each name a route or the digest gives must be one the section defines; each reads its list
+  // from the document at the path it reports.
   const unknown = (name: string, at: KeyPath, known: Set<string>, what: string) => {
     const knownText = known.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...known].join(', ')}`;
     problems.push({ path: at, message: `unknown ${what} "${name}" (${knownText})` });
   };
-  const mustBeKnown = (names: unknown, at: KeyPath, known: Set<string>, what: string) =>
-    list(names).forEach((name, i) => {
+  const mustBeKnown = (at: KeyPath, known: Set<string>, what: string) =>
+    list(valueAt(raw, at)).forEach((name, i) => {
       if (typeof name === 'string' && !known.has(name)) unknown(name, [...at, i], known, what);
     });
   // A `match` value of a label whose values are fixed (one or a list) must be one alerts can carry.
-  const mustMatchSomething = (match: KeyPath, value: unknown) => {
+  const mustMatchSomething = (match: KeyPath) => {
     for (const [label, values] of Object.entries(FIXED_LABEL_VALUES)) {
       const at = [...match, label];
-      const given = valueAt(value, [label]);
+      const given = valueAt(raw, at);
       const known = new Set<string>(values);
       if (typeof given === 'string' && !known.has(given)) unknown(given, at, known, label.replace('_', ' '));
-      else mustBeKnown(given, at, known, label.replace('_', ' '));
+      else mustBeKnown(at, known, label.replace('_', ' '));
     }
   };
-  list(valueAt(notify, ['routes'])).forEach((route, r) => {
-    mustBeKnown(valueAt(route, ['channels']), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
-    mustBeKnown(valueAt(route, ['mute_windows']), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
-    mustMatchSomething(['notify', 'routes', r, 'match'], valueAt(route, ['match']));
+  list(valueAt(notify, ['routes'])).forEach((_, r) => {
+    mustBeKnown(['notify', 'routes', r, 'channels'], channelNames, 'channel');
+    mustBeKnown(['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
+    mustMatchSomething(['notify', 'routes', r, 'match']);
   });
-  mustBeKnown(valueAt(notify, ['digest', 'channels']), ['notify', 'digest', 'channels'], channelNames, 'channel');
+  mustBeKnown(['notify', 'digest', 'channels'], channelNames, 'channel');
 
   // Slack posts the clicks to server.listen: with the listener off nothing would ever receive them.
   if (valueAt(raw, ['server', 'listen']) === 'off') {
@@ -77,9 +78,7 @@ export function checkReferences(raw: unknown): KeyPathProblem[] {
   const remediation = valueAt(raw, ['remediation']);
   const policies = list(valueAt(remediation, ['policies']));
   uniqueNames(raw, ['remediation', 'policies'], 'policy', problems);
-  policies.forEach((policy, i) =>
-    mustMatchSomething(['remediation', 'policies', i, 'match'], valueAt(policy, ['match'])),
-  );
+  policies.forEach((_, i) => mustMatchSomething(['remediation', 'policies', i, 'match']));
   if (valueAt(remediation, ['enabled']) === true && policies.length === 0) {
     problems.push({
       path: ['remediation', 'enabled'],
