@@ -1,13 +1,7 @@
-import type { KeyPath } from './yaml-lines.js';
+import type { KeyPath, KeyPathProblem } from './yaml-lines.js';
 import { valueAt } from '../lib/value-at.js';
 import { CHECK_NAMES } from '../detectors/registry.js';
 import { environmentTypeSchema } from '../api/schemas.js';
-
-/** A problem found by {@link checkReferences}, located by key path. */
-export interface ReferenceProblem {
-  path: KeyPath;
-  message: string;
-}
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
@@ -33,39 +27,40 @@ const FIXED_LABEL_VALUES: Readonly<Record<string, readonly string[]>> = {
  * believes something will be remediated). Touching production is not checked here: a policy acts
  * on production only when its `match` names production, which remediation enforces at run time.
  */
-export function checkReferences(raw: unknown): ReferenceProblem[] {
-  const problems: ReferenceProblem[] = [];
+export function checkReferences(raw: unknown): KeyPathProblem[] {
+  const problems: KeyPathProblem[] = [];
   const notify = valueAt(raw, ['notify']);
 
   const channelNames = uniqueNames(raw, ['notify', 'channels'], 'channel', problems);
   const windowNames = uniqueNames(raw, ['notify', 'mute_windows'], 'mute window', problems);
   uniqueNames(raw, ['notify', 'routes'], 'route', problems);
 
-  // Each name a route or the digest gives must be one the section defines.
+  // Each name a route or the digest gives must be one the section defines; each reads its list
+  // from the document at the path it reports.
   const unknown = (name: string, at: KeyPath, known: Set<string>, what: string) => {
     const knownText = known.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...known].join(', ')}`;
     problems.push({ path: at, message: `unknown ${what} "${name}" (${knownText})` });
   };
-  const mustBeKnown = (names: unknown, at: KeyPath, known: Set<string>, what: string) =>
-    list(names).forEach((name, i) => {
+  const mustBeKnown = (at: KeyPath, known: Set<string>, what: string) =>
+    list(valueAt(raw, at)).forEach((name, i) => {
       if (typeof name === 'string' && !known.has(name)) unknown(name, [...at, i], known, what);
     });
   // A `match` value of a label whose values are fixed (one or a list) must be one alerts can carry.
-  const mustMatchSomething = (match: KeyPath, value: unknown) => {
+  const mustMatchSomething = (match: KeyPath) => {
     for (const [label, values] of Object.entries(FIXED_LABEL_VALUES)) {
       const at = [...match, label];
-      const given = valueAt(value, [label]);
+      const given = valueAt(raw, at);
       const known = new Set<string>(values);
       if (typeof given === 'string' && !known.has(given)) unknown(given, at, known, label.replace('_', ' '));
-      else mustBeKnown(given, at, known, label.replace('_', ' '));
+      else mustBeKnown(at, known, label.replace('_', ' '));
     }
   };
-  list(valueAt(notify, ['routes'])).forEach((route, r) => {
-    mustBeKnown(valueAt(route, ['channels']), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
-    mustBeKnown(valueAt(route, ['mute_windows']), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
-    mustMatchSomething(['notify', 'routes', r, 'match'], valueAt(route, ['match']));
+  list(valueAt(notify, ['routes'])).forEach((_, r) => {
+    mustBeKnown(['notify', 'routes', r, 'channels'], channelNames, 'channel');
+    mustBeKnown(['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
+    mustMatchSomething(['notify', 'routes', r, 'match']);
   });
-  mustBeKnown(valueAt(notify, ['digest', 'channels']), ['notify', 'digest', 'channels'], channelNames, 'channel');
+  mustBeKnown(['notify', 'digest', 'channels'], channelNames, 'channel');
 
   // Slack posts the clicks to server.listen: with the listener off nothing would ever receive them.
   if (valueAt(raw, ['server', 'listen']) === 'off') {
@@ -83,9 +78,7 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   const remediation = valueAt(raw, ['remediation']);
   const policies = list(valueAt(remediation, ['policies']));
   uniqueNames(raw, ['remediation', 'policies'], 'policy', problems);
-  policies.forEach((policy, i) =>
-    mustMatchSomething(['remediation', 'policies', i, 'match'], valueAt(policy, ['match'])),
-  );
+  policies.forEach((_, i) => mustMatchSomething(['remediation', 'policies', i, 'match']));
   if (valueAt(remediation, ['enabled']) === true && policies.length === 0) {
     problems.push({
       path: ['remediation', 'enabled'],
@@ -97,7 +90,7 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
 }
 
 /** Collects the `name` of each entry of the list at `at`, reporting the second and later use of a name. */
-function uniqueNames(raw: unknown, at: [string, string], what: string, problems: ReferenceProblem[]): Set<string> {
+function uniqueNames(raw: unknown, at: [string, string], what: string, problems: KeyPathProblem[]): Set<string> {
   const first = new Map<string, number>();
   list(valueAt(raw, at)).forEach((entry, i) => {
     const name = valueAt(entry, ['name']);

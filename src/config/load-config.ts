@@ -11,7 +11,7 @@ import { Secret } from '../lib/secret.js';
 import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
 import { secretPaths } from './secret.js';
-import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
+import { formatKeyPath, lineOfPath, type KeyPath, type KeyPathProblem } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
 import { setAt, valueAt } from '../lib/value-at.js';
 import { CHANNEL_KINDS } from '../notify/channels/registry.js';
@@ -55,7 +55,7 @@ export interface ConfigWithUnset {
  * Throws {@link ConfigError} listing every problem.
  */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
-  return readConfigFile(file, env, false).config;
+  return loadConfigWithUnset(file, env, false).config;
 }
 
 /**
@@ -67,29 +67,6 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
  * unset variable is a problem too (as in {@link loadConfig}), and `unset` is empty.
  */
 export function loadConfigWithUnset(file: string, env: NodeJS.ProcessEnv, standIns = true): ConfigWithUnset {
-  return readConfigFile(file, env, standIns);
-}
-
-/**
- * One section of the configuration, as the commands that use that section alone need it: the
- * state commands (alerts, silence, silences, unsilence, actions) the `state` section, the health
- * check the `server` section. The whole file is checked as {@link loadConfig} checks it, but only
- * the variables the section uses must be set: those commands never use the API token or a
- * channel's secrets, which an operator's shell usually does not have (the daemon keeps them in its
- * own environment), so a printed "To silence" line works as printed. Throws {@link ConfigError}.
- */
-export function loadConfigSection<K extends 'state' | 'server' | 'alerts'>(
-  file: string,
-  env: NodeJS.ProcessEnv,
-  section: K,
-): Config[K] {
-  const { config, unset } = loadConfigWithUnset(file, env);
-  const needed = unset.filter((p) => p.path === section || p.path.startsWith(`${section}.`));
-  if (needed.length > 0) throw new ConfigError(file, needed);
-  return config[section];
-}
-
-function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean): ConfigWithUnset {
   let bytes: Buffer;
   try {
     const size = fs.statSync(file).size;
@@ -110,6 +87,25 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
     // is a problem of the file, said the same way.
     throw fileError(file, `cannot be read: ${errorText(err)}`);
   }
+}
+
+/**
+ * One section of the configuration, as the commands that use that section alone need it: the
+ * state commands (alerts, silence, silences, unsilence, actions) the `state` section, the health
+ * check the `server` section. The whole file is checked as {@link loadConfig} checks it, but only
+ * the variables the section uses must be set: those commands never use the API token or a
+ * channel's secrets, which an operator's shell usually does not have (the daemon keeps them in its
+ * own environment), so a printed "To silence" line works as printed. Throws {@link ConfigError}.
+ */
+export function loadConfigSection<K extends 'state' | 'server' | 'alerts'>(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  section: K,
+): Config[K] {
+  const { config, unset } = loadConfigWithUnset(file, env);
+  const needed = unset.filter((p) => p.path === section || p.path.startsWith(`${section}.`));
+  if (needed.length > 0) throw new ConfigError(file, needed);
+  return config[section];
 }
 
 /**
@@ -435,7 +431,7 @@ function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: Report):
 }
 
 /** Turns one zod issue into located problems (one per unknown key). */
-function issueProblems(issue: z.core.$ZodIssue, raw: unknown): { path: KeyPath; message: string }[] {
+function issueProblems(issue: z.core.$ZodIssue, raw: unknown): KeyPathProblem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       path: [...issue.path, key],

@@ -9,20 +9,19 @@
 
 /** The words the lists below are made of, by kind of record and by what they mean. */
 export const STATE_WORDS = {
-  run: { queued: 'queued', running: 'running', done: 'done', error: 'error', cancelled: 'cancelled' },
-  server: {
-    running: 'running',
-    provisioning: 'provisioning',
-    stopped: 'stopped',
-    error: 'error',
-    unreachable: 'unreachable',
-  },
-  app: { running: 'running', deploying: 'deploying', stopped: 'stopped', error: 'error' },
-  backup: { running: 'running', done: 'done', failed: 'failed' },
-  offsite: { failed: 'failed' },
-  upgrade: { requested: 'requested', testing: 'testing', standby: 'standby', done: 'done', failed: 'failed' },
-  installer: { running: 'running', stopped: 'stopped', error: 'error' },
-} as const;
+  run: wordsOf('queued', 'running', 'done', 'error', 'cancelled'),
+  server: wordsOf('running', 'provisioning', 'stopped', 'error', 'unreachable'),
+  app: wordsOf('running', 'deploying', 'stopped', 'error'),
+  backup: wordsOf('running', 'done', 'failed'),
+  offsite: wordsOf('failed'),
+  upgrade: wordsOf('requested', 'testing', 'standby', 'done', 'failed'),
+  installer: wordsOf('running', 'stopped', 'error'),
+};
+
+/** Each word by itself (`{ done: 'done' }`), so that a list below names a word the table has. */
+function wordsOf<const W extends string>(...words: W[]): { readonly [K in W]: K } {
+  return Object.fromEntries(words.map((word) => [word, word])) as { readonly [K in W]: K };
+}
 
 /** Run states in which a run has failed (unless `retrying` is true). */
 export const FAILED_RUN_STATES: readonly string[] = [STATE_WORDS.run.error];

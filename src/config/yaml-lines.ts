@@ -4,6 +4,15 @@ import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type N
 export type KeyPath = readonly PropertyKey[];
 
 /**
+ * A problem of the file found by a check that reads it as data (the schema, the references between
+ * sections, the templates), located by its key path; its line is looked up from the path.
+ */
+export interface KeyPathProblem {
+  path: KeyPath;
+  message: string;
+}
+
+/**
  * Renders a key path the way an operator writes it: `notify.routes[1].channels[0]`. Keys that are
  * not plain words are quoted: `match["app.kubernetes.io"]`.
  */

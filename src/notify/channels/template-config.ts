@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { unreadableText } from '../../config/config-error.js';
+import type { KeyPathProblem } from '../../config/yaml-lines.js';
 import {
   compileTemplate,
   isTemplateProblem,
@@ -118,12 +119,6 @@ export function problemText(p: TemplateProblem): string {
   return `${p.message} at line ${p.line}, column ${p.column}`;
 }
 
-/** One problem of a channel's template at load: where in the config, and what. */
-export interface TemplateConfigProblem {
-  path: (string | number)[];
-  message: string;
-}
-
 /**
  * Reads and checks every channel's templates in the raw config (`notify.channels`): each part
  * inline or from its file (relative to `baseDir`), compiled for the view its kind renders it with
@@ -135,8 +130,8 @@ export function readChannelTemplates(
   raw: unknown,
   baseDir: string,
   partsOf: (type: string) => TemplateParts | undefined,
-): { problems: TemplateConfigProblem[]; sources: Map<number, Record<string, string>> } {
-  const problems: TemplateConfigProblem[] = [];
+): { problems: KeyPathProblem[]; sources: Map<number, Record<string, string>> } {
+  const problems: KeyPathProblem[] = [];
   const sources = new Map<number, Record<string, string>>();
   const channels = (raw as { notify?: { channels?: unknown } } | null)?.notify?.channels;
   if (!Array.isArray(channels)) return { problems, sources };
