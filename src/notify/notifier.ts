@@ -123,7 +123,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
     settings: notify.digest,
     outbox,
     router,
-    channels: names,
     maxItems: notify.max_items_per_message,
     logger,
     ...(options.remediationSince ? { remediationSince: options.remediationSince } : {}),
