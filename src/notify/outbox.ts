@@ -28,7 +28,7 @@ import {
   type NotifyDecision,
 } from './delivery-decision.js';
 import { Inhibitor, type InhibitionCause } from './inhibition.js';
-import type { InhibitSettings } from './notify-settings.js';
+import type { NotifySettings } from './notify-settings.js';
 import type { OutboxRow, OutboxStore, StoredBody } from './outbox-store.js';
 import type { ResolvedRoute, RouteTarget, Router } from './router.js';
 
@@ -38,9 +38,8 @@ export type SilenceLookup = (labels: Labels) => string | undefined;
 /** What the outbox needs besides its tables. */
 export interface OutboxOptions {
   router: Router;
-  inhibit: InhibitSettings;
-  /** Items listed in an inhibition summary before "and N more". */
-  maxItemsPerMessage: number;
+  /** The inhibition rules on, and the items an inhibition summary lists before "and N more". */
+  settings: Pick<NotifySettings, 'inhibit' | 'max_items_per_message'>;
   /** The silences in force at `now`, read once per pass. */
   silencesAt: (now: number) => SilenceLookup;
   /**
@@ -407,7 +406,7 @@ export class Outbox {
   #factsAt(now: number): PassFacts {
     const open = alertStoreOf(this.rows.store).open();
     return {
-      inhibitor: new Inhibitor(this.options.inhibit, open),
+      inhibitor: new Inhibitor(this.options.settings.inhibit, open),
       silenceOf: this.options.silencesAt(now),
       open: new Map(open.map((a) => [a.fingerprint, a])),
     };
@@ -451,7 +450,7 @@ export class Outbox {
         const causeRetold = said !== undefined && causeTold !== undefined && causeTold.announcedAt > said.announcedAt;
         if (announced(said) && !causeRetold) continue;
         const events = this.rows.heldBy(cause.fingerprint, channel).map((r) => JSON.parse(r.payload) as AlertEvent);
-        this.notice(inhibitionSummary(cause, events, this.options.maxItemsPerMessage), [channel], now);
+        this.notice(inhibitionSummary(cause, events, this.options.settings.max_items_per_message), [channel], now);
         this.rows.logAnnounced(key, channel, 'firing', now);
         n++;
       }
