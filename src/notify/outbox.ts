@@ -361,8 +361,8 @@ export class Outbox {
   routeQueued(now: number): OutboxPass {
     return this.rows.store.transaction(() => {
       const queued = this.rows.unrouted();
-      if (queued.length === 0) return { decisions: {}, summaries: 0 };
       const events = queued.flatMap((q) => (q.event ? [q.event] : []));
+      // None queued (most rounds): enqueue answers an empty pass at once, and nothing is forgotten.
       const pass = this.enqueue(events, now);
       this.rows.forgetUnrouted(queued.map((q) => q.eventId));
       return pass;
