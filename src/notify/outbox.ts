@@ -12,6 +12,7 @@ import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
 import { clockWentBack } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels } from '../lib/alert-vocabulary.js';
@@ -512,9 +513,7 @@ function firingInLife(alert: AlertRow | undefined, event: AlertEvent): boolean {
 function collect(held: HeldByCause, channel: string, event: AlertEvent, decided: Decided): void {
   const cause = decided.cause;
   if (decided.decision !== 'inhibited' || !cause || event.kind === 'resolved') return;
-  let causes = held.get(channel);
-  if (!causes) held.set(channel, (causes = new Map()));
-  causes.set(cause.fingerprint, cause);
+  getOrAdd(held, channel, () => new Map()).set(cause.fingerprint, cause);
 }
 
 /**
