@@ -5,7 +5,7 @@
  * delivered. The decision is stored on the outbox row, so the audit says why a message was or
  * was not sent.
  */
-import { isAcknowledgementKind, type AlertEventKind } from '../alerts/alert-event.js';
+import { isAcknowledgementKind, type AlertEvent, type AlertEventKind } from '../alerts/alert-event.js';
 import { FOLDED_REASON } from '../alerts/decide.js';
 import { isDigestOnly, type Labels } from '../lib/alert-vocabulary.js';
 import { clockWentBack } from '../lib/clock.js';
@@ -83,12 +83,10 @@ export interface NotificationLogEntry {
 
 /** Everything the stages look at, gathered by the outbox. */
 export interface DecisionFacts {
-  event: {
-    kind: AlertEventKind;
-    fingerprint: string;
+  /** The event decided, as much of it as the stages read. */
+  event: Pick<AlertEvent, 'kind' | 'fingerprint' | 'reason'> & {
     labels: Labels;
-    reason?: string | undefined;
-    acknowledgement?: { channel?: string | undefined } | undefined;
+    acknowledgement?: Pick<NonNullable<AlertEvent['acknowledgement']>, 'channel'> | undefined;
   };
   route: ResolvedRoute;
   /** The channel decided for; absent in tests that need no name. */

@@ -242,7 +242,6 @@ export class Delivery {
       for (let pass = 0; pass < 10 && !deadline.signal.aborted; pass++) {
         const round = await this.deliverDue(clock.now(), deadline.signal);
         addInto(report, round);
-        Object.assign(report, { waiting: round.waiting, held: round.held });
         if (round.sent === 0) break;
       }
     } finally {

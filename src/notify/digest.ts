@@ -27,8 +27,6 @@ export interface DigestOptions {
   settings: DigestSettings;
   outbox: Outbox;
   router: Router;
-  /** Every configured channel; `settings.channels` empty means all of them. */
-  channels: readonly string[];
   /** Lines listed per section before "and N more". */
   maxItems: number;
   /**
@@ -49,7 +47,8 @@ export class Digest {
   constructor(private readonly options: DigestOptions) {
     this.#localTime = localTimeReader(options.settings.time_zone, 'notify.digest');
     this.#atMinute = minuteOf(options.settings.at, 'notify.digest.at', false);
-    this.#channels = options.settings.channels.length > 0 ? options.settings.channels : options.channels;
+    // `settings.channels` empty means every configured channel.
+    this.#channels = options.settings.channels.length > 0 ? options.settings.channels : options.router.allChannels;
     this.#log = options.logger ?? silentLogger;
   }
 

@@ -7,6 +7,7 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { AlertsNotification, Notification, NoticeNotification } from './channels/channel.js';
 import type { OutboxRow } from './outbox-store.js';
 
@@ -31,9 +32,7 @@ export function groupDue(
   const groups = new Map<string | OutboxRow, OutboxRow[]>();
   for (const row of rows) {
     const key = row.source === 'notice' ? row : row.groupKey;
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = []));
-    group.push(row);
+    getOrAdd(groups, key, () => []).push(row);
   }
   return [...groups.values()].map((group) => {
     const first = group[0]!;

@@ -26,6 +26,7 @@
  */
 import type { AlertRow } from '../alerts/alert-store.js';
 import type { Labels } from '../lib/alert-vocabulary.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { CheckName } from '../detectors/registry.js';
 import type { InhibitSettings } from './notify-settings.js';
 
@@ -116,9 +117,8 @@ export class Inhibitor {
   /** Holds `app`'s URL alerts under `source` (the first cause of an app stands). */
   #holdApp(source: InhibitionSource, app: string, rule: InhibitRule, summary: string): void {
     const namespace = source.labels.namespace ?? '';
-    const held = this.#appsHeld.get(namespace) ?? new Map<string, InhibitionCause>();
+    const held = getOrAdd(this.#appsHeld, namespace, () => new Map());
     if (!held.has(app)) held.set(app, { rule, fingerprint: source.fingerprint, summary });
-    this.#appsHeld.set(namespace, held);
   }
 }
 

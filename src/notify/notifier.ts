@@ -111,8 +111,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   };
   const outbox = new Outbox(rows, {
     router,
-    inhibit: notify.inhibit,
-    maxItemsPerMessage: notify.max_items_per_message,
+    settings: notify,
     silencesAt,
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
@@ -123,7 +122,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
     settings: notify.digest,
     outbox,
     router,
-    channels: names,
     maxItems: notify.max_items_per_message,
     logger,
     ...(options.remediationSince ? { remediationSince: options.remediationSince } : {}),

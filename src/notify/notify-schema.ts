@@ -57,6 +57,9 @@ export const repeatIntervalSchema = z.union([z.literal('off').transform(() => In
   error: `must be "off" or ${DURATION_HINT}`,
 });
 
+/** The channels a route or its escalation tells, by name: at least one. */
+const channelNamesSchema = z.array(z.string().min(1)).min(1, 'must name at least one channel');
+
 const routeSchema = z
   .strictObject({
     name: nameSchema.optional(),
@@ -69,7 +72,7 @@ const routeSchema = z
       .optional()
       .describe('Label matches the anchored regular expression.'),
     min_severity: severitySchema.optional(),
-    channels: z.array(z.string().min(1)).min(1, 'must name at least one channel'),
+    channels: channelNamesSchema,
     continue: z.boolean().default(false).describe('Keep looking at later routes after this one matched.'),
     repeat_interval: repeatIntervalSchema.optional().describe('Overrides alerts.repeat_interval for this route.'),
     send_resolved: z.boolean().optional(),
@@ -86,9 +89,7 @@ const routeSchema = z
       .describe(
         'Escalation: an alert of this route still firing and unacknowledged this long after it fired is sent to escalate_to too, once per firing, naming the channels told before. An acknowledgement (or its end) stops it.',
       ),
-    escalate_to: z
-      .array(z.string().min(1))
-      .min(1, 'must name at least one channel')
+    escalate_to: channelNamesSchema
       .optional()
       .describe(
         'The channels an escalation goes to (with escalate_after); they then hear the alert through to its end.',

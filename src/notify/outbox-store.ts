@@ -4,6 +4,7 @@
  * mapping lives here and nowhere else; the decisions live in `outbox.ts` and `delivery.ts`.
  */
 import { latestWaitEnd } from '../lib/clock.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { AlertEvent, AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
 import type { SqlDatabase } from '../state/sql-database.js';
@@ -366,10 +367,9 @@ export class OutboxStore {
   backlog(): Map<string, ChannelBacklog> {
     const out = new Map<string, ChannelBacklog>();
     for (const r of this.#q.backlog.all()) {
-      const b = out.get(r.channel) ?? { pending: 0, held: 0, oldest: null };
+      const b = getOrAdd(out, r.channel, () => ({ pending: 0, held: 0, oldest: null }));
       b[r.status] = r.n;
       b.oldest = b.oldest === null ? r.oldest : Math.min(b.oldest, r.oldest);
-      out.set(r.channel, b);
     }
     return out;
   }
@@ -382,9 +382,7 @@ export class OutboxStore {
     const out = new Map<string, Map<string, NotificationLogEntry>>();
     for (const batch of inBatches(fingerprints))
       for (const row of this.#q.logAmong.all(...batch)) {
-        const entries = out.get(row.fingerprint) ?? new Map<string, NotificationLogEntry>();
-        entries.set(row.channel, logEntryOf(row));
-        out.set(row.fingerprint, entries);
+        getOrAdd(out, row.fingerprint, () => new Map()).set(row.channel, logEntryOf(row));
       }
     return out;
   }
@@ -490,10 +488,7 @@ export function latestDecisions(store: Store): Map<string, OutboxRow[]> {
     )
     .all() as DbRow[];
   const out = new Map<string, OutboxRow[]>();
-  for (const row of rows.map(fromDb)) {
-    const key = row.fingerprint ?? '';
-    out.set(key, [...(out.get(key) ?? []), row]);
-  }
+  for (const row of rows.map(fromDb)) getOrAdd(out, row.fingerprint ?? '', () => []).push(row);
   return out;
 }
 

@@ -12,6 +12,7 @@ import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
 import { clockWentBack } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels } from '../lib/alert-vocabulary.js';
@@ -28,7 +29,7 @@ import {
   type NotifyDecision,
 } from './delivery-decision.js';
 import { Inhibitor, type InhibitionCause } from './inhibition.js';
-import type { InhibitSettings } from './notify-settings.js';
+import type { NotifySettings } from './notify-settings.js';
 import type { OutboxRow, OutboxStore, StoredBody } from './outbox-store.js';
 import type { ResolvedRoute, RouteTarget, Router } from './router.js';
 
@@ -38,9 +39,8 @@ export type SilenceLookup = (labels: Labels) => string | undefined;
 /** What the outbox needs besides its tables. */
 export interface OutboxOptions {
   router: Router;
-  inhibit: InhibitSettings;
-  /** Items listed in an inhibition summary before "and N more". */
-  maxItemsPerMessage: number;
+  /** The inhibition rules on, and the items an inhibition summary lists before "and N more". */
+  settings: Pick<NotifySettings, 'inhibit' | 'max_items_per_message'>;
   /** The silences in force at `now`, read once per pass. */
   silencesAt: (now: number) => SilenceLookup;
   /**
@@ -362,8 +362,8 @@ export class Outbox {
   routeQueued(now: number): OutboxPass {
     return this.rows.store.transaction(() => {
       const queued = this.rows.unrouted();
-      if (queued.length === 0) return { decisions: {}, summaries: 0 };
       const events = queued.flatMap((q) => (q.event ? [q.event] : []));
+      // None queued (most rounds): enqueue answers an empty pass at once, and nothing is forgotten.
       const pass = this.enqueue(events, now);
       this.rows.forgetUnrouted(queued.map((q) => q.eventId));
       return pass;
@@ -407,7 +407,7 @@ export class Outbox {
   #factsAt(now: number): PassFacts {
     const open = alertStoreOf(this.rows.store).open();
     return {
-      inhibitor: new Inhibitor(this.options.inhibit, open),
+      inhibitor: new Inhibitor(this.options.settings.inhibit, open),
       silenceOf: this.options.silencesAt(now),
       open: new Map(open.map((a) => [a.fingerprint, a])),
     };
@@ -451,7 +451,7 @@ export class Outbox {
         const causeRetold = said !== undefined && causeTold !== undefined && causeTold.announcedAt > said.announcedAt;
         if (announced(said) && !causeRetold) continue;
         const events = this.rows.heldBy(cause.fingerprint, channel).map((r) => JSON.parse(r.payload) as AlertEvent);
-        this.notice(inhibitionSummary(cause, events, this.options.maxItemsPerMessage), [channel], now);
+        this.notice(inhibitionSummary(cause, events, this.options.settings.max_items_per_message), [channel], now);
         this.rows.logAnnounced(key, channel, 'firing', now);
         n++;
       }
@@ -513,9 +513,7 @@ function firingInLife(alert: AlertRow | undefined, event: AlertEvent): boolean {
 function collect(held: HeldByCause, channel: string, event: AlertEvent, decided: Decided): void {
   const cause = decided.cause;
   if (decided.decision !== 'inhibited' || !cause || event.kind === 'resolved') return;
-  let causes = held.get(channel);
-  if (!causes) held.set(channel, (causes = new Map()));
-  causes.set(cause.fingerprint, cause);
+  getOrAdd(held, channel, () => new Map()).set(cause.fingerprint, cause);
 }
 
 /**

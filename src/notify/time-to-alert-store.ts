@@ -4,6 +4,7 @@
  * what counts as the record's time is `time-to-alert.ts`'s.
  */
 import type { Store } from '../state/store.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { SqlStatement } from '../state/sql-database.js';
 
 /** The first delivery of one firing event: from the record's own time of its problem to then. */
@@ -63,9 +64,7 @@ export function timeToAlertSummary(store: Store, since: number): TimeToAlertSumm
     .all(since);
   const byCheck = new Map<string, number[]>();
   for (const r of rows) {
-    const values = byCheck.get(r.check_name) ?? [];
-    values.push(Math.max(0, Number(r.ms)) / 1000);
-    byCheck.set(r.check_name, values);
+    getOrAdd(byCheck, r.check_name, () => []).push(Math.max(0, Number(r.ms)) / 1000);
   }
   return [...byCheck]
     .map(([check, sorted]) => ({
