@@ -53,7 +53,7 @@ import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream, type PaginateOptions, type QuarantinedPage, type WalkedPage } from './paginate.js';
 import {
   describePath,
-  itemSchemaOf,
+  elementSchemaOf,
   pageEnvelopeSchema,
   compiledSchema,
   parseRecord,
@@ -633,8 +633,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   ): { whole: unknown; aside: QuarantinedRecord[] } {
     const field = spec.records!;
     const records = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
-    const shape = (schema as unknown as { shape?: Record<string, { element?: z.ZodType }> }).shape;
-    const element = shape?.[field]?.element;
+    const element = elementSchemaOf(schema, field);
     if (!Array.isArray(records) || !element) return { whole: data, aside: [] };
     const kept: unknown[] = [];
     const aside: QuarantinedRecord[] = [];
@@ -688,7 +687,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const where = describePath(issue.path, data, '(answer)');
       throw fail('schema', `${where}: ${issue.message}`, [where]);
     }
-    const itemSchema = itemSchemaOf(schema);
+    const itemSchema = elementSchemaOf(schema, 'items');
+    if (!itemSchema) throw new Error('not a page schema: no items array');
     const items: unknown[] = [];
     const quarantinedItems: QuarantinedRecord[] = [];
     for (const item of envelope.data.items) {
