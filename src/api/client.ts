@@ -222,18 +222,6 @@ export interface ListMethods<N extends FunctionName> {
   pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<WalkedPage<ItemOf<N>>>;
 }
 
-/** `list`, `listAll` and `pages` of a paged function below one app (`restore_points.list`). */
-export interface AppListMethods<N extends FunctionName> {
-  list<S extends z.ZodType>(
-    appId: number,
-    query: QueryOf<N> | undefined,
-    opts: CallOptions & { view: S },
-  ): Promise<Page<z.output<S>>>;
-  list(appId: number, query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
-  listAll(appId: number, query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
-  pages(appId: number, query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<WalkedPage<ItemOf<N>>>;
-}
-
 type GetMethod<N extends FunctionName> = {
   get<S extends z.ZodType>(id: number, opts: CallOptions & { view: S }): Promise<z.output<S>>;
   get(id: number, opts?: CallOptions): Promise<AnswerOf<N>>;
@@ -258,7 +246,8 @@ export interface ApiClient {
   servers: GetMethod<'servers.get'> & ListMethods<'servers.list'>;
   projects: GetMethod<'projects.get'> & ListMethods<'projects.list'>;
   installers: GetMethod<'installers.get'> & ListMethods<'installers.list'>;
-  restorePoints: AppListMethods<'restore_points.list'>;
+  /** The restore points of one app (`restore_points.list`, a list below the app). */
+  restorePoints(appId: number): ListMethods<'restore_points.list'>;
   logs: { tail(appId: number, query?: QueryOf<'logs.tail'>, opts?: CallOptions): Promise<AnswerOf<'logs.tail'>> };
   attention: { list(query?: QueryOf<'attention.list'>, opts?: CallOptions): Promise<AnswerOf<'attention.list'>> };
   whoami(query?: QueryOf<'whoami'>, opts?: CallOptions): Promise<AnswerOf<'whoami'>>;
@@ -837,12 +826,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     servers: { get: get('servers.get'), ...listMethods('servers.list') },
     projects: { get: get('projects.get'), ...listMethods('projects.list') },
     installers: { get: get('installers.get'), ...listMethods('installers.list') },
-    restorePoints: {
-      list: ((appId: number, query: QueryOf<'restore_points.list'> | undefined, opts: CallOptions | undefined) =>
-        listMethods('restore_points.list', appId).list(query, opts)) as AppListMethods<'restore_points.list'>['list'],
-      listAll: (appId, query, opts) => listMethods('restore_points.list', appId).listAll(query, opts),
-      pages: (appId, query, opts) => listMethods('restore_points.list', appId).pages(query, opts),
-    },
+    restorePoints: (appId) => listMethods('restore_points.list', appId),
     logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
     attention: { list: (query, opts) => handOn(call('attention.list', { query }, opts), opts) },
     whoami: (query, opts) => call('whoami', { query }, opts),
