@@ -263,10 +263,9 @@ export async function paginate<T extends { id: number }>(
     const items: T[] = [];
     const aside: QuarantinedRecord[] = [];
     try {
-      const keep = options.keep;
+      const { keep } = options;
       for await (const page of walk(fetch, options, !options.until, (records) => aside.push(...records))) {
-        if (!keep) items.push(...page.items);
-        else for (const item of page.items) if (keep(item)) items.push(item);
+        items.push(...(keep ? page.items.filter((item) => keep(item)) : page.items));
       }
       for (const record of aside) options.quarantine?.add(record);
       return items;
