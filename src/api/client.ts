@@ -778,30 +778,31 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const signal = cancel && opts?.signal ? AbortSignal.any([opts.signal, cancel]) : (cancel ?? opts?.signal);
         return fetchPage(name, { id: appId, query: query as QueryOf<N> }, offset, limit, { ...opts, signal });
       };
-    const walkOptions = () => ({
+    /**
+     * What every walk of this list is told: the records it sets aside go to the caller's quarantine,
+     * and it reads ahead as the client does (`listAll` may say otherwise).
+     */
+    const walkOptions = (opts: CallOptions | undefined) => ({
       fn: name,
       pageSize: learnedPageSize.get(name) ?? pageSize,
       newestFirst: NEWEST_FIRST.has(name),
       maxItems: maxListItems,
       logger,
+      quarantine: opts?.quarantine,
+      readAhead: options.readAhead,
     });
     return {
       list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
         handOn(call(name, { id: appId, query }, opts), opts)) as ListMethods<N>['list'],
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
-          ...walkOptions(),
+          ...walkOptions(opts),
           readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
-          quarantine: opts?.quarantine,
         })) as ListMethods<N>['listAll'],
       pages: ((query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
-        pageStream(fetcher(query, opts), {
-          ...walkOptions(),
-          readAhead: options.readAhead,
-          quarantine: opts?.quarantine,
-        })) as ListMethods<N>['pages'],
+        pageStream(fetcher(query, opts), walkOptions(opts))) as ListMethods<N>['pages'],
     };
   }
 
