@@ -62,7 +62,7 @@ import {
   type QuarantinedRecord,
   type QuarantineSink,
 } from './quarantine.js';
-import { AnswerTooLarge, startExchange } from './exchange.js';
+import { AnswerTooLarge, startExchange, type ExchangeAnswer } from './exchange.js';
 import { parsePage, type ParsedPage, type PassOver } from './parse-page.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
 
@@ -491,16 +491,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       observe({ fn: spec.name, status, ...(failed && { errorCode }), durationMs, attempt, bytes });
     };
     try {
-      let received: string | ParsedPage;
-      let retryAfterHeader: string | string[] | undefined;
-      let replayed = false;
+      let res: ExchangeAnswer<string | ParsedPage>;
       try {
-        const res = await exchange.answer;
-        status = res.status;
-        retryAfterHeader = res.retryAfter;
-        bytes = res.bytes;
-        received = res.body;
-        replayed = String(res.replayed ?? '').toLowerCase() === 'true';
+        res = await exchange.answer;
       } catch (err) {
         if (err instanceof AnswerTooLarge) {
           throw new ApiResponseError(spec.name, {
@@ -511,9 +504,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         throw transportError(spec.name, err, ended, limitMs);
       }
-      const answer = interpret(spec, target.answer, status, received, retryAfterHeader, target.perRecord);
+      status = res.status;
+      bytes = res.bytes;
+      const answer = interpret(spec, target.answer, status, res.body, res.retryAfter, target.perRecord);
       report(false);
-      opts.onAnswer?.({ status, replayed });
+      opts.onAnswer?.({ status, replayed: String(res.replayed ?? '').toLowerCase() === 'true' });
       return answer;
     } catch (err) {
       report(true, failureCode(err));
