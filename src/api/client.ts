@@ -506,7 +506,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       status = res.status;
       bytes = res.bytes;
-      const answer = interpret(spec, target.answer, status, res.body, res.retryAfter, target.perRecord);
+      const answer = interpret(target, res);
       report(false);
       opts.onAnswer?.({ status, replayed: String(res.replayed ?? '').toLowerCase() === 'true' });
       return answer;
@@ -582,15 +582,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return (json as { data: unknown }).data;
   }
 
-  function interpret(
-    spec: FunctionSpec,
-    schema: z.ZodType,
-    status: number,
-    received: string | ParsedPage,
-    retryAfterHeader: string | string[] | undefined,
-    perRecord: boolean,
-  ): unknown {
-    const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
+  /**
+   * The answer of one attempt at `target`: its `data` parsed with the target's schema (record by
+   * record with a quarantine), or the error that says what is wrong with it.
+   */
+  function interpret(target: ReturnType<typeof targetOf>, res: ExchangeAnswer<string | ParsedPage>): unknown {
+    const { spec, answer: schema, perRecord } = target;
+    const { status, body: received } = res;
+    const retryAfterMs = parseRetryAfter(res.retryAfter, clock.now());
     const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
     // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
