@@ -273,6 +273,9 @@ export const PAGE_SIZE_STEPS: readonly number[] = [1000, 500, 200, 100, 50];
  */
 const NEWEST_FIRST: ReadonlySet<FunctionName> = new Set(['runs.list', 'backups.list', 'restore_points.list']);
 
+/** The {@link ApiResponseError} of the answer being read: what is wrong with it, and where. */
+type FailAnswer = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError;
+
 /** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
 function pageOf(view: z.ZodType): z.ZodType {
@@ -545,7 +548,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     status: number,
     received: string,
     retryAfterMs: number | undefined,
-    fail: (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError,
+    fail: FailAnswer,
   ): unknown {
     // The one place service text is scrubbed (a page parsed apart had nothing to scrub): from here
     // on, no answer, record, error message or excerpt can carry the token, whatever the service
@@ -590,13 +593,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const { spec, answer: schema, perRecord } = target;
     const { status, body: received } = res;
     const retryAfterMs = parseRetryAfter(res.retryAfter, clock.now());
-    const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
+    const fail: FailAnswer = (problem, detail, issuePaths) =>
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
     // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
     const data = typeof received === 'string' ? dataOfText(spec, status, received, retryAfterMs, fail) : received.data;
     const passed = typeof received === 'string' ? undefined : received.passed;
     if (perRecord && spec.paged) {
-      const page = recordByRecord(spec, schema, data, fail);
+      const page = recordByRecord(spec.name, schema, data, fail);
       return passed ? { ...page, passed } : page;
     }
     const { whole, aside } = perRecord ? recordsOneByOne(spec, schema, data) : { whole: data, aside: [] };
@@ -658,12 +661,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
    * A list answer read record by record: the envelope (`{items, total}`) must fit, or the page
    * fails; each item that does not fit its schema is set aside (`quarantined`) and the others kept.
    */
-  function recordByRecord(
-    spec: FunctionSpec,
-    schema: z.ZodType,
-    data: unknown,
-    fail: (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError,
-  ): QuarantinedPage<unknown> {
+  function recordByRecord(fn: string, schema: z.ZodType, data: unknown, fail: FailAnswer): QuarantinedPage<unknown> {
     const envelope = compiledSchema(pageEnvelopeSchema).safeParse(data);
     if (!envelope.success) {
       const issue = envelope.error.issues[0]!;
@@ -677,7 +675,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (const item of envelope.data.items) {
       const read = parseRecord(itemSchema, item, options.extraValues, zonelessAsUtc);
       if (read.ok) items.push(read.data);
-      else quarantinedItems.push(quarantined(spec.name, item, read.problem));
+      else quarantinedItems.push(quarantined(fn, item, read.problem));
     }
     return { items, total: envelope.data.total, quarantined: quarantinedItems };
   }
