@@ -740,13 +740,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         return page;
       } catch (err) {
-        const smaller =
-          err instanceof ApiError && err.code === 'invalid_parameter'
-            ? smallerPageSize(size, err.serviceMessage)
-            : undefined;
+        if (!(err instanceof ApiError) || err.code !== 'invalid_parameter') throw err;
+        const smaller = smallerPageSize(size, err.serviceMessage);
         if (smaller === undefined) throw err;
         logger.debug(
-          { fn: name, refused: size, next: smaller, error: (err as ApiError).message },
+          { fn: name, refused: size, next: smaller, error: err.message },
           'page size refused; asking for fewer',
         );
         learnedPageSize.set(name, Math.min(learnedPageSize.get(name) ?? Infinity, smaller));
