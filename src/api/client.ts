@@ -54,7 +54,7 @@ import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream, type PaginateOptions, type QuarantinedPage, type WalkedPage } from './paginate.js';
 import {
   describePath,
-  itemSchemaOf,
+  elementSchemaOf,
   pageEnvelopeSchema,
   compiledSchema,
   parseRecord,
@@ -63,7 +63,7 @@ import {
   type QuarantinedRecord,
   type QuarantineSink,
 } from './quarantine.js';
-import { AnswerTooLarge, startExchange } from './exchange.js';
+import { AnswerTooLarge, startExchange, type ExchangeAnswer } from './exchange.js';
 import { parsePage, type ParsedPage, type PassOver } from './parse-page.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
 
@@ -223,18 +223,6 @@ export interface ListMethods<N extends FunctionName> {
   pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<WalkedPage<ItemOf<N>>>;
 }
 
-/** `list`, `listAll` and `pages` of a paged function below one app (`restore_points.list`). */
-export interface AppListMethods<N extends FunctionName> {
-  list<S extends z.ZodType>(
-    appId: number,
-    query: QueryOf<N> | undefined,
-    opts: CallOptions & { view: S },
-  ): Promise<Page<z.output<S>>>;
-  list(appId: number, query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
-  listAll(appId: number, query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
-  pages(appId: number, query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<WalkedPage<ItemOf<N>>>;
-}
-
 type GetMethod<N extends FunctionName> = {
   get<S extends z.ZodType>(id: number, opts: CallOptions & { view: S }): Promise<z.output<S>>;
   get(id: number, opts?: CallOptions): Promise<AnswerOf<N>>;
@@ -259,7 +247,8 @@ export interface ApiClient {
   servers: GetMethod<'servers.get'> & ListMethods<'servers.list'>;
   projects: GetMethod<'projects.get'> & ListMethods<'projects.list'>;
   installers: GetMethod<'installers.get'> & ListMethods<'installers.list'>;
-  restorePoints: AppListMethods<'restore_points.list'>;
+  /** The restore points of one app (`restore_points.list`, a list below the app). */
+  restorePoints(appId: number): ListMethods<'restore_points.list'>;
   logs: { tail(appId: number, query?: QueryOf<'logs.tail'>, opts?: CallOptions): Promise<AnswerOf<'logs.tail'>> };
   attention: { list(query?: QueryOf<'attention.list'>, opts?: CallOptions): Promise<AnswerOf<'attention.list'>> };
   whoami(query?: QueryOf<'whoami'>, opts?: CallOptions): Promise<AnswerOf<'whoami'>>;
@@ -284,6 +273,9 @@ export const PAGE_SIZE_STEPS: readonly number[] = [1000, 500, 200, 100, 50];
  * walk reads: their walks let such arrivals pass (`PaginateOptions.newestFirst`).
  */
 const NEWEST_FIRST: ReadonlySet<FunctionName> = new Set(['runs.list', 'backups.list', 'restore_points.list']);
+
+/** The {@link ApiResponseError} of the answer being read: what is wrong with it, and where. */
+type FailAnswer = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError;
 
 /** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
@@ -506,16 +498,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       observe({ fn: spec.name, status, ...(failed && { errorCode }), durationMs, attempt, bytes });
     };
     try {
-      let received: string | ParsedPage;
-      let retryAfterHeader: string | string[] | undefined;
-      let replayed = false;
+      let res: ExchangeAnswer<string | ParsedPage>;
       try {
-        const res = await exchange.answer;
-        status = res.status;
-        retryAfterHeader = res.retryAfter;
-        bytes = res.bytes;
-        received = res.body;
-        replayed = String(res.replayed ?? '').toLowerCase() === 'true';
+        res = await exchange.answer;
       } catch (err) {
         if (err instanceof AnswerTooLarge) {
           throw new ApiResponseError(spec.name, {
@@ -526,9 +511,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         throw transportError(spec.name, err, ended, limitMs);
       }
-      const answer = interpret(spec, target.answer, status, received, retryAfterHeader, target.perRecord);
+      status = res.status;
+      bytes = res.bytes;
+      const answer = interpret(target, res);
       report(false);
-      opts.onAnswer?.({ status, replayed });
+      opts.onAnswer?.({ status, replayed: String(res.replayed ?? '').toLowerCase() === 'true' });
       return answer;
     } catch (err) {
       report(true, failureCode(err));
@@ -565,7 +552,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     status: number,
     received: string,
     retryAfterMs: number | undefined,
-    fail: (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError,
+    fail: FailAnswer,
   ): unknown {
     // The one place service text is scrubbed (a page parsed apart had nothing to scrub): from here
     // on, no answer, record, error message or excerpt can carry the token, whatever the service
@@ -602,22 +589,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return (json as { data: unknown }).data;
   }
 
-  function interpret(
-    spec: FunctionSpec,
-    schema: z.ZodType,
-    status: number,
-    received: string | ParsedPage,
-    retryAfterHeader: string | string[] | undefined,
-    perRecord: boolean,
-  ): unknown {
-    const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
-    const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
+  /**
+   * The answer of one attempt at `target`: its `data` parsed with the target's schema (record by
+   * record with a quarantine), or the error that says what is wrong with it.
+   */
+  function interpret(target: ReturnType<typeof targetOf>, res: ExchangeAnswer<string | ParsedPage>): unknown {
+    const { spec, answer: schema, perRecord } = target;
+    const { status, body: received } = res;
+    const retryAfterMs = parseRetryAfter(res.retryAfter, clock.now());
+    const fail: FailAnswer = (problem, detail, issuePaths) =>
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
     // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
     const data = typeof received === 'string' ? dataOfText(spec, status, received, retryAfterMs, fail) : received.data;
     const passed = typeof received === 'string' ? undefined : received.passed;
     if (perRecord && spec.paged) {
-      const page = recordByRecord(spec, schema, data, fail);
+      const page = recordByRecord(spec.name, schema, data, fail);
       return passed ? { ...page, passed } : page;
     }
     const { whole, aside } = perRecord ? recordsOneByOne(spec, schema, data) : { whole: data, aside: [] };
@@ -637,8 +623,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   ): { whole: unknown; aside: QuarantinedRecord[] } {
     const field = spec.records!;
     const records = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
-    const shape = (schema as unknown as { shape?: Record<string, { element?: z.ZodType }> }).shape;
-    const element = shape?.[field]?.element;
+    const element = elementSchemaOf(schema, field);
     if (!Array.isArray(records) || !element) return { whole: data, aside: [] };
     const kept: unknown[] = [];
     const aside: QuarantinedRecord[] = [];
@@ -680,25 +665,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
    * A list answer read record by record: the envelope (`{items, total}`) must fit, or the page
    * fails; each item that does not fit its schema is set aside (`quarantined`) and the others kept.
    */
-  function recordByRecord(
-    spec: FunctionSpec,
-    schema: z.ZodType,
-    data: unknown,
-    fail: (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError,
-  ): QuarantinedPage<unknown> {
+  function recordByRecord(fn: string, schema: z.ZodType, data: unknown, fail: FailAnswer): QuarantinedPage<unknown> {
     const envelope = compiledSchema(pageEnvelopeSchema).safeParse(data);
     if (!envelope.success) {
       const issue = envelope.error.issues[0]!;
       const where = describePath(issue.path, data, '(answer)');
       throw fail('schema', `${where}: ${issue.message}`, [where]);
     }
-    const itemSchema = itemSchemaOf(schema);
+    const itemSchema = elementSchemaOf(schema, 'items');
+    if (!itemSchema) throw new Error('not a page schema: no items array');
     const items: unknown[] = [];
     const quarantinedItems: QuarantinedRecord[] = [];
     for (const item of envelope.data.items) {
       const read = parseRecord(itemSchema, item, options.extraValues, zonelessAsUtc);
       if (read.ok) items.push(read.data);
-      else quarantinedItems.push(quarantined(spec.name, item, read.problem));
+      else quarantinedItems.push(quarantined(fn, item, read.problem));
     }
     return { items, total: envelope.data.total, quarantined: quarantinedItems };
   }
@@ -763,13 +744,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         return page;
       } catch (err) {
-        const smaller =
-          err instanceof ApiError && err.code === 'invalid_parameter'
-            ? smallerPageSize(size, err.serviceMessage)
-            : undefined;
+        if (!(err instanceof ApiError) || err.code !== 'invalid_parameter') throw err;
+        const smaller = smallerPageSize(size, err.serviceMessage);
         if (smaller === undefined) throw err;
         logger.debug(
-          { fn: name, refused: size, next: smaller, error: (err as ApiError).message },
+          { fn: name, refused: size, next: smaller, error: err.message },
           'page size refused; asking for fewer',
         );
         learnedPageSize.set(name, Math.min(learnedPageSize.get(name) ?? Infinity, smaller));
@@ -793,30 +772,31 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const signal = cancel && opts?.signal ? AbortSignal.any([opts.signal, cancel]) : (cancel ?? opts?.signal);
         return fetchPage(name, { id: appId, query: query as QueryOf<N> }, offset, limit, { ...opts, signal });
       };
-    const walkOptions = () => ({
+    /**
+     * What every walk of this list is told: the records it sets aside go to the caller's quarantine,
+     * and it reads ahead as the client does (`listAll` may say otherwise).
+     */
+    const walkOptions = (opts: CallOptions | undefined) => ({
       fn: name,
       pageSize: learnedPageSize.get(name) ?? pageSize,
       newestFirst: NEWEST_FIRST.has(name),
       maxItems: maxListItems,
       logger,
+      quarantine: opts?.quarantine,
+      readAhead: options.readAhead,
     });
     return {
       list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
         handOn(call(name, { id: appId, query }, opts), opts)) as ListMethods<N>['list'],
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
-          ...walkOptions(),
+          ...walkOptions(opts),
           readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
-          quarantine: opts?.quarantine,
         })) as ListMethods<N>['listAll'],
       pages: ((query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
-        pageStream(fetcher(query, opts), {
-          ...walkOptions(),
-          readAhead: options.readAhead,
-          quarantine: opts?.quarantine,
-        })) as ListMethods<N>['pages'],
+        pageStream(fetcher(query, opts), walkOptions(opts))) as ListMethods<N>['pages'],
     };
   }
 
@@ -841,12 +821,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     servers: { get: get('servers.get'), ...listMethods('servers.list') },
     projects: { get: get('projects.get'), ...listMethods('projects.list') },
     installers: { get: get('installers.get'), ...listMethods('installers.list') },
-    restorePoints: {
-      list: ((appId: number, query: QueryOf<'restore_points.list'> | undefined, opts: CallOptions | undefined) =>
-        listMethods('restore_points.list', appId).list(query, opts)) as AppListMethods<'restore_points.list'>['list'],
-      listAll: (appId, query, opts) => listMethods('restore_points.list', appId).listAll(query, opts),
-      pages: (appId, query, opts) => listMethods('restore_points.list', appId).pages(query, opts),
-    },
+    restorePoints: (appId) => listMethods('restore_points.list', appId),
     logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
     attention: { list: (query, opts) => handOn(call('attention.list', { query }, opts), opts) },
     whoami: (query, opts) => call('whoami', { query }, opts),

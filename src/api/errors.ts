@@ -169,12 +169,11 @@ export class ApiListTooLongError extends ApiCallError {
   declare readonly total: number;
 
   constructor(fn: string, { read, ...init }: Pick<ApiListTooLongError, 'maxItems' | 'total'> & { read: number }) {
-    super(
-      fn,
+    const found =
       read > init.maxItems
-        ? `list too long: more than ${init.maxItems} items read in one walk (total says ${init.total}); raise api.max_list_items if the service really holds that many`
-        : `list too long: total says ${init.total}, more than ${init.maxItems}; raise api.max_list_items if the service really holds that many`,
-    );
+        ? `more than ${init.maxItems} items read in one walk (total says ${init.total})`
+        : `total says ${init.total}, more than ${init.maxItems}`;
+    super(fn, `list too long: ${found}; raise api.max_list_items if the service really holds that many`);
     Object.assign(this, init);
   }
 }

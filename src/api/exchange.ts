@@ -130,17 +130,15 @@ export function startExchange<T = string>(dispatcher: Dispatcher, req: ExchangeR
     },
     onResponseEnd() {
       if (abortReason) return;
-      let body: T;
       try {
-        body = withBodyBytes(chunks, bytes, (b) => read(b, status));
+        const body = withBodyBytes(chunks, bytes, (b) => read(b, status));
+        settle.resolve({ status, retryAfter, replayed, body, bytes });
       } catch (err) {
         release();
         settle.reject(err instanceof Error ? err : new Error(String(err)));
-        return;
       } finally {
         chunks.length = 0;
       }
-      settle.resolve({ status, retryAfter, replayed, body, bytes });
     },
     onResponseError(_c, err) {
       release();

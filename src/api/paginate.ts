@@ -85,8 +85,6 @@ export interface PaginateOptions<T> {
    * page more, and cancels it.
    */
   readAhead?: boolean;
-  /** How many walks before giving up; default 3. */
-  maxWalks?: number;
   /**
    * The most items one walk reads before it fails with {@link ApiListTooLongError}; default no
    * bound. A list read whole (no `until`) whose `total` is already past it fails on its first page.
@@ -248,25 +246,26 @@ async function* walk<T extends { id: number }>(
   }
 }
 
+/** How many walks of a list that keeps shifting `paginate` makes before giving up. */
+const MAX_WALKS = 3;
+
 /**
  * Reads the complete list (or the part before `until`), restarting the walk when the list shifts,
- * up to `maxWalks` walks; then throws {@link ApiPaginationError}. Errors of the page reads
+ * up to {@link MAX_WALKS} walks; then throws {@link ApiPaginationError}. Errors of the page reads
  * themselves (refusals, timeouts) pass through unchanged.
  */
 export async function paginate<T extends { id: number }>(
   fetch: PageFetcher<T>,
   options: PaginateOptions<T>,
 ): Promise<T[]> {
-  const maxWalks = options.maxWalks ?? 3;
   let last: ShiftSeen | undefined;
-  for (let w = 1; w <= maxWalks; w++) {
+  for (let w = 1; w <= MAX_WALKS; w++) {
     const items: T[] = [];
     const aside: QuarantinedRecord[] = [];
     try {
-      const keep = options.keep;
+      const { keep } = options;
       for await (const page of walk(fetch, options, !options.until, (records) => aside.push(...records))) {
-        if (!keep) items.push(...page.items);
-        else for (const item of page.items) if (keep(item)) items.push(item);
+        items.push(...(keep ? page.items.filter((item) => keep(item)) : page.items));
       }
       for (const record of aside) options.quarantine?.add(record);
       return items;
@@ -279,7 +278,7 @@ export async function paginate<T extends { id: number }>(
       );
     }
   }
-  throw new ApiPaginationError(options.fn, { shift: last!.shift, walks: maxWalks, detail: last!.detail });
+  throw new ApiPaginationError(options.fn, { shift: last!.shift, walks: MAX_WALKS, detail: last!.detail });
 }
 
 /**

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Subject } from '../lib/alert-vocabulary.js';
 import { ApiError, ApiResponseError } from './errors.js';
 import type { RecordProblem } from './record-problem.js';
-import { timestampSchema } from './schemas.js';
+import { pageSchema, timestampSchema } from './schemas.js';
 import { timestampCheckOf } from './timestamp-check.js';
 import { extraValueKey, withExtraValues, type ExtraValues } from './extra-values.js';
 import { hasNoZone } from '../lib/parse-time.js';
@@ -151,14 +151,14 @@ function readAsUtc(data: unknown, path: readonly PropertyKey[]): boolean {
 }
 
 /** The envelope of a list answer, its items left unread: what must fit for a page to be read at all. */
-export const pageEnvelopeSchema = z.object({ items: z.array(z.unknown()), total: z.number().int().nonnegative() });
+export const pageEnvelopeSchema = pageSchema(z.unknown());
 
-/** The item schema of a page schema (`pageSchema(item)` in `schemas.ts`). */
-export function itemSchemaOf(page: z.ZodType): z.ZodType {
-  const shape = (page as unknown as { shape?: { items?: { element?: z.ZodType } } }).shape;
-  const element = shape?.items?.element;
-  if (!element) throw new Error('not a page schema: no items array');
-  return element;
+/**
+ * The element schema of the array field `field` of an object schema: a page schema's item schema
+ * (`items`), an attention summary's section schema (`sections`); undefined when it has none.
+ */
+export function elementSchemaOf(schema: z.ZodType, field: string): z.ZodType | undefined {
+  return (schema as unknown as { shape?: Record<string, { element?: z.ZodType }> }).shape?.[field]?.element;
 }
 
 /**

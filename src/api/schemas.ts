@@ -19,7 +19,6 @@ import { boundOpenRecord } from './open-record.js';
  * timestamp it cannot read, naming the field and the record's id.
  */
 export const timestampSchema = z.string().nullable();
-const timestamp = timestampSchema;
 /** A text of the service's own words (a reason, a progress note), cut at a safe edge, or null. */
 const cutText = z
   .string()
@@ -65,10 +64,10 @@ export const appListItemSchema = z.object({
   state: z.string(),
   url: z.string().nullable(),
   server: z.string().nullable(),
-  deployed_at: timestamp,
-  updated_at: timestamp,
+  deployed_at: timestampSchema,
+  updated_at: timestampSchema,
   backup_health: backupHealthSchema,
-  last_backup_at: timestamp,
+  last_backup_at: timestampSchema,
 });
 /** One app as `apps.list` gives it. */
 export type AppListItem = z.infer<typeof appListItemSchema>;
@@ -79,10 +78,10 @@ export const appUrlSchema = z.object({
   primary: z.boolean(),
   state: z.string(),
   ssl_status: sslStatusSchema,
-  ssl_expires_at: timestamp,
+  ssl_expires_at: timestampSchema,
   public_check: z.enum(['passed', 'failed']).nullable(),
   public_check_code: z.string().nullable(),
-  public_checked_at: timestamp,
+  public_checked_at: timestampSchema,
 });
 
 /** One code repository of an app in `apps.get`. */
@@ -95,7 +94,7 @@ export const appRepositorySchema = z.object({
   head_sha: z.string().nullable(),
   deployed_message: z.string().nullable(),
   up_to_date: z.boolean().nullable(),
-  checked_at: timestamp,
+  checked_at: timestampSchema,
   deleted_upstream: z.boolean(),
 });
 
@@ -149,7 +148,7 @@ export const offsiteCopySchema = z.object({
   type: z.string().nullable(),
   on_storage: z.boolean(),
   state: z.string().nullable(),
-  uploaded_at: timestamp,
+  uploaded_at: timestampSchema,
   error: z.string().nullable(),
 });
 /** One off-site copy of a backup. */
@@ -166,7 +165,7 @@ export const backupSchema = z.object({
   environment_type: environmentTypeSchema.nullable(),
   format: z.string().nullable(),
   size_mb: z.number().nullable(),
-  taken_at: timestamp,
+  taken_at: timestampSchema,
   automated: z.boolean(),
   state: z.string().nullable(),
   storage: z.string().nullable(),
@@ -206,7 +205,7 @@ export type LogSource = (typeof LOG_SOURCES)[number];
 
 /** `logs.tail`: the last log lines, with the cursor to read on from. */
 export const logTailSchema = z.object({
-  items: z.array(z.object({ time: timestamp, line: z.string(), source: z.string() })),
+  items: z.array(z.object({ time: timestampSchema, line: z.string(), source: z.string() })),
   cursor: z.string(),
   truncated: z.boolean(),
 });
@@ -241,7 +240,7 @@ export type Project = z.infer<typeof projectSchema>;
 export const restorePointSchema = z.object({
   id: z.number().int(),
   app_id: z.number().int(),
-  at: timestamp,
+  at: timestampSchema,
   action: z.string().nullable(),
   outcome: z.enum(['running', 'applied', 'failed', 'kept']),
   run_id: z.number().int().nullable(),
@@ -253,7 +252,7 @@ export const restorePointSchema = z.object({
   rollback_of_id: z.number().int().nullable(),
   held: z.boolean(),
   instant_undo: z.boolean(),
-  kept_until: timestamp,
+  kept_until: timestampSchema,
 });
 /** One restore point. */
 export type RestorePoint = z.infer<typeof restorePointSchema>;
@@ -273,8 +272,8 @@ export const runListItemSchema = z.object({
   app_id: z.number().int().nullable(),
   project: z.string().nullable(),
   environment_type: environmentTypeSchema.nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
 });
 /** One run as `runs.list` gives it (no steps, no watcher). */
 export type RunListItem = z.infer<typeof runListItemSchema>;
@@ -283,8 +282,8 @@ export type RunListItem = z.infer<typeof runListItemSchema>;
 export const runStepSchema = z.object({
   name: z.string(),
   state: z.string(),
-  started_at: timestamp,
-  updated_at: timestamp,
+  started_at: timestampSchema,
+  updated_at: timestampSchema,
   reason: cutText,
 });
 /** One step of a run. */

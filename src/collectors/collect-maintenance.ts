@@ -62,10 +62,7 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
 
 /** The app's newest restore points, one page of {@link RESTORE_POINTS_PER_APP}, newest first. */
 async function newestRestorePoints(ctx: CollectorContext, appId: number): Promise<NewestRestorePoint[]> {
-  const page = await ctx.client.restorePoints.list(
-    appId,
-    { limit: RESTORE_POINTS_PER_APP },
-    { signal: ctx.signal, view: restorePointView, quarantine: ctx.quarantine },
-  );
+  const opts = { signal: ctx.signal, view: restorePointView, quarantine: ctx.quarantine };
+  const page = await ctx.client.restorePoints(appId).list({ limit: RESTORE_POINTS_PER_APP }, opts);
   return page.items;
 }

@@ -254,7 +254,7 @@ export class ContextReader {
   async #readRestorePoint(reading: Reading): Promise<void> {
     const { ask, context } = reading;
     const page = await this.#read('restore_points.list', reading, () =>
-      this.#p.client.restorePoints.list(ask.appId, { limit: RESTORE_POINTS_PAGE }, reading.opts),
+      this.#p.client.restorePoints(ask.appId).list({ limit: RESTORE_POINTS_PAGE }, reading.opts),
     );
     if (!page) return;
     const point = restorePointOfRun(page.items, ask.runId);

@@ -107,7 +107,7 @@ const INVOKE: Record<FunctionName, (c: ApiClient, t: Targets) => Promise<unknown
   'logs.tail': (c) => c.logs.tail(logsApp.id, { since: '1h', limit: 20 }),
   'projects.get': (c, t) => c.projects.get(t.projectId),
   'projects.list': (c) => c.projects.list(),
-  'restore_points.list': (c) => c.restorePoints.list(restorePointApp),
+  'restore_points.list': (c) => c.restorePoints(restorePointApp).list(),
   'runs.get': (c, t) => c.runs.get(t.runId),
   'runs.list': (c) => c.runs.list({ limit: 5 }),
   'servers.get': (c, t) => c.servers.get(t.serverId),
@@ -247,7 +247,7 @@ describe('error codes the simulator raises by itself', () => {
         name === 'logs.tail'
           ? admin.logs.tail(missing)
           : name === 'restore_points.list'
-            ? admin.restorePoints.list(missing)
+            ? admin.restorePoints(missing).list()
             : INVOKE[name as FunctionName](admin, t),
       );
       expectRefusal(err, name, 'not_found');

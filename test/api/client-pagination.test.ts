@@ -92,8 +92,8 @@ describe('listAll over more than 1,000 items', () => {
   it('walks the restore points of one app', async () => {
     const appId = sim.control.state.restorePoints.values().next().value!.appId;
     const { c } = client({ pageSize: 2 });
-    const { total } = await c.restorePoints.list(appId);
-    const all = await c.restorePoints.listAll(appId);
+    const { total } = await c.restorePoints(appId).list();
+    const all = await c.restorePoints(appId).listAll();
     expect(all).toHaveLength(total);
     expect(new Set(all.map((p) => p.app_id))).toEqual(new Set([appId]));
   });

@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError, ApiResponseError } from '../../src/api/errors.js';
 import { FUNCTIONS } from '../../src/api/functions.js';
-import { itemSchemaOf, Quarantine } from '../../src/api/quarantine.js';
+import { elementSchemaOf, Quarantine } from '../../src/api/quarantine.js';
 import { Secret } from '../../src/lib/secret.js';
 import { UNREADABLE_TIME } from '../../packages/simulator/src/fault-rewrites.js';
 import { useSimulator } from '../helpers/simulator.js';
@@ -66,7 +66,7 @@ const KIND: Record<ListFn, string> = {
  * a word beyond it is a value beyond the stated ones.
  */
 const CASES = LISTS.flatMap((fn) => {
-  const shape = (itemSchemaOf(FUNCTIONS[fn].answer) as unknown as { shape: Record<string, unknown> }).shape;
+  const shape = (elementSchemaOf(FUNCTIONS[fn].answer, 'items') as unknown as { shape: Record<string, unknown> }).shape;
   return Object.keys(shape).flatMap((field) => {
     const out: [ListFn, string, unknown, string][] = [[fn, field, { broken: true }, 'unreadable']];
     if (field.endsWith('_at')) out.push([fn, field, UNREADABLE_TIME, 'unreadable']);

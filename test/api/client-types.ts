@@ -10,7 +10,7 @@ export function clientTypeChecks(c: ApiClient): void {
   void c.apps.list({ environment_type: 'production', limit: 10 });
   void c.apps.maintenance(1, { on: true }, { idempotencyKey: 'k' });
   void c.runs.listAll({ app_id: 3 }, { until: (run) => run.created_at === null });
-  void c.restorePoints.listAll(1);
+  void c.restorePoints(1).listAll();
 
   // @ts-expect-error "colour" is not a parameter of apps.list
   void c.apps.list({ colour: 'red' });
