@@ -83,9 +83,8 @@ export class CyclePlanner {
   /**
    * Decides on every open firing alert and records planned attempts (keys before any request)
    * and audit rows. Call INSIDE the cycle's transaction, after the lifecycle; sends nothing.
-   * Reads the open alerts itself unless given.
    */
-  inCycle(now: number, openAlerts?: readonly AlertRow[]): CycleReport {
+  inCycle(now: number): CycleReport {
     const { rs } = this.p;
     if (!this.p.store.db.inTransaction) {
       throw new Error(
@@ -93,7 +92,7 @@ export class CyclePlanner {
       );
     }
     const report: CycleReport = { planned: 0, dryRun: 0, skipped: {}, events: 0 };
-    const alerts = (openAlerts ?? this.p.alerts.open()).filter((a) => a.status === 'firing');
+    const alerts = this.p.alerts.open().filter((a) => a.status === 'firing');
     const suspensions = rs.suspensions();
     let actionsLastHour = rs.actionsSince(now - HOUR_MS);
     const silenceOf = this.#silences(now);
