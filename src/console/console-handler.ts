@@ -151,12 +151,7 @@ async function answer(r: ConsoleRequest): Promise<void> {
   if (auth?.token !== undefined && url.pathname === '/login') return signIn(r, auth.token);
   const decided = access.decide(req.headers, auth);
   if (!decided.allowed) {
-    if (decided.reason !== 'no_credentials') {
-      r.refusals.warn(
-        { remote: req.socket.remoteAddress, reason: decided.reason, code: decided.reason, path: url.pathname },
-        'console request refused',
-      );
-    }
+    if (decided.reason !== 'no_credentials') logRefusal(r, decided.reason, url.pathname, 'console request refused');
     if (auth?.token !== undefined) return send(res, decided.status, loginPage(access.csrfToken(''), decided.message));
     const challenge: Record<string, string> = decided.basicChallenge
       ? { 'www-authenticate': 'Basic realm="deploy-watchdog console", charset="UTF-8"' }
@@ -304,10 +299,12 @@ async function checkedForm(r: ConsoleRequest, who: string, path: string): Promis
     r.config.server.console.public_url,
   );
   if (form.ok) return fields;
-  r.refusals.warn(
-    { remote: req.socket.remoteAddress, reason: form.reason, code: form.reason, path },
-    'console form refused',
-  );
+  logRefusal(r, form.reason, path, 'console form refused');
   send(res, 403, messagePage('Refused', form.message));
   return undefined;
+}
+
+/** A request or form refused, and why: logged once a minute with a count (`refusals`). */
+function logRefusal(r: ConsoleRequest, reason: string, path: string, message: string): void {
+  r.refusals.warn({ remote: r.req.socket.remoteAddress, reason, code: reason, path }, message);
 }
