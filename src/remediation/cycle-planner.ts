@@ -18,6 +18,7 @@ import {
   policyTarget,
   requestablePolicy,
   type CompiledPolicy,
+  type DecisionContext,
   type RemediationSettings,
   type SkipReason,
 } from './policy.js';
@@ -179,7 +180,7 @@ export class CyclePlanner {
     on: Decided,
     suspensions: readonly Suspension[],
     actionsLastHour: number,
-    { requested = false, silenced = false }: { requested?: boolean; silenced?: boolean } = {},
+    asked: Pick<DecisionContext, 'requested' | 'silenced'>,
   ) {
     const { policy, alert, target, life, now } = on;
     const { settings } = this.p;
@@ -191,8 +192,7 @@ export class CyclePlanner {
       actionsLastHour,
       maxActionsPerHour: settings.max_actions_per_hour,
       now,
-      requested,
-      silenced,
+      ...asked,
     });
     return { decision, history };
   }
