@@ -151,12 +151,7 @@ async function answer(r: ConsoleRequest): Promise<void> {
   if (auth?.token !== undefined && url.pathname === '/login') return signIn(r, auth.token);
   const decided = access.decide(req.headers, auth);
   if (!decided.allowed) {
-    if (decided.reason !== 'no_credentials') {
-      r.refusals.warn(
-        { remote: req.socket.remoteAddress, reason: decided.reason, code: decided.reason, path: url.pathname },
-        'console request refused',
-      );
-    }
+    if (decided.reason !== 'no_credentials') logRefusal(r, decided.reason, url.pathname, 'console request refused');
     if (auth?.token !== undefined) return send(res, decided.status, loginPage(access.csrfToken(''), decided.message));
     const challenge: Record<string, string> = decided.basicChallenge
       ? { 'www-authenticate': 'Basic realm="deploy-watchdog console", charset="UTF-8"' }
@@ -184,15 +179,8 @@ async function answer(r: ConsoleRequest): Promise<void> {
 async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
   const { req, res, access } = r;
   if (req.method !== 'POST') return send(res, 200, loginPage(access.csrfToken(''), undefined));
-  const fields = await readForm(req);
-  if (fields === undefined) return tooLarge(res);
-  const form = access.checkForm(
-    req.headers,
-    '',
-    fields.get(CSRF_FIELD) ?? undefined,
-    r.config.server.console.public_url,
-  );
-  if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
+  const fields = await checkedForm(r, '', '/login');
+  if (fields === undefined) return;
   if (!access.tokenMatches(fields.get('token') ?? '', token)) {
     r.refusals.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
     return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
@@ -200,24 +188,11 @@ async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
   redirect(res, '/', sessionCookie(req, access.startSession(token)));
 }
 
-/** A form: refused unless it carries this visitor's CSRF token from this site, then acted on. */
+/** A form: refused unless it carries this visitor's CSRF token from this site (`checkedForm`), then acted on. */
 async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<void> {
   const { req, res } = r;
-  const fields = await readForm(req);
-  if (fields === undefined) return tooLarge(res);
-  const form = r.access.checkForm(
-    req.headers,
-    ctx.who,
-    fields.get(CSRF_FIELD) ?? undefined,
-    ctx.config.server.console.public_url,
-  );
-  if (!form.ok) {
-    r.refusals.warn(
-      { remote: req.socket.remoteAddress, reason: form.reason, code: form.reason, path },
-      'console form refused',
-    );
-    return send(res, 403, messagePage('Refused', form.message));
-  }
+  const fields = await checkedForm(r, ctx.who, path);
+  if (fields === undefined) return;
   const runtime = r.deps.runtime?.();
   const wake = runtime ? () => runtime.notifier.wake() : undefined;
   const deps = { logger: r.log, wake, remediation: runtime?.remediation };
@@ -296,24 +271,40 @@ function redirect(res: ServerResponse, location: string, cookie?: string): void 
   res.end();
 }
 
-/** A form past {@link MAX_FORM_BYTES}: refused, and the connection closed rather than the rest read. */
-function tooLarge(res: ServerResponse): void {
-  send(res, 413, messagePage('Too large', 'the form is too large'), { connection: 'close' });
-}
-
 function send(res: ServerResponse, status: number, body: SafeHtml, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', ...headers });
   res.end(String(body));
 }
 
 /**
- * The fields of an `application/x-www-form-urlencoded` body, or undefined when it is larger than
- * {@link MAX_FORM_BYTES}. Any other type reads as no fields (and so fails the CSRF check).
+ * The fields of an `application/x-www-form-urlencoded` body that carries `who`'s CSRF token from
+ * this site (`ConsoleAccess.checkForm`); else undefined, the refusal answered (and logged): a 413
+ * past {@link MAX_FORM_BYTES}, a 403 otherwise. Any other type reads as no fields (and so fails
+ * the CSRF check).
  */
-async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+async function checkedForm(r: ConsoleRequest, who: string, path: string): Promise<URLSearchParams | undefined> {
+  const { req, res } = r;
   const body = await readBody(req, MAX_FORM_BYTES);
-  if (body === undefined) return undefined;
+  if (body === undefined) {
+    // Past the limit: refused, and the connection closed rather than the rest read.
+    send(res, 413, messagePage('Too large', 'the form is too large'), { connection: 'close' });
+    return undefined;
+  }
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
-  return new URLSearchParams(body);
+  const fields = new URLSearchParams(type === 'application/x-www-form-urlencoded' ? body : '');
+  const form = r.access.checkForm(
+    req.headers,
+    who,
+    fields.get(CSRF_FIELD) ?? undefined,
+    r.config.server.console.public_url,
+  );
+  if (form.ok) return fields;
+  logRefusal(r, form.reason, path, 'console form refused');
+  send(res, 403, messagePage('Refused', form.message));
+  return undefined;
+}
+
+/** A request or form refused, and why: logged once a minute with a count (`refusals`). */
+function logRefusal(r: ConsoleRequest, reason: string, path: string, message: string): void {
+  r.refusals.warn({ remote: r.req.socket.remoteAddress, reason, code: reason, path }, message);
 }

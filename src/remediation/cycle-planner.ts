@@ -18,6 +18,7 @@ import {
   policyTarget,
   requestablePolicy,
   type CompiledPolicy,
+  type DecisionContext,
   type RemediationSettings,
   type SkipReason,
 } from './policy.js';
@@ -83,9 +84,8 @@ export class CyclePlanner {
   /**
    * Decides on every open firing alert and records planned attempts (keys before any request)
    * and audit rows. Call INSIDE the cycle's transaction, after the lifecycle; sends nothing.
-   * Reads the open alerts itself unless given.
    */
-  inCycle(now: number, openAlerts?: readonly AlertRow[]): CycleReport {
+  inCycle(now: number): CycleReport {
     const { rs } = this.p;
     if (!this.p.store.db.inTransaction) {
       throw new Error(
@@ -93,7 +93,7 @@ export class CyclePlanner {
       );
     }
     const report: CycleReport = { planned: 0, dryRun: 0, skipped: {}, events: 0 };
-    const alerts = (openAlerts ?? this.p.alerts.open()).filter((a) => a.status === 'firing');
+    const alerts = this.p.alerts.open().filter((a) => a.status === 'firing');
     const suspensions = rs.suspensions();
     let actionsLastHour = rs.actionsSince(now - HOUR_MS);
     const silenceOf = this.#silences(now);
@@ -180,7 +180,7 @@ export class CyclePlanner {
     on: Decided,
     suspensions: readonly Suspension[],
     actionsLastHour: number,
-    { requested = false, silenced = false }: { requested?: boolean; silenced?: boolean } = {},
+    asked: Pick<DecisionContext, 'requested' | 'silenced'>,
   ) {
     const { policy, alert, target, life, now } = on;
     const { settings } = this.p;
@@ -192,8 +192,7 @@ export class CyclePlanner {
       actionsLastHour,
       maxActionsPerHour: settings.max_actions_per_hour,
       now,
-      requested,
-      silenced,
+      ...asked,
     });
     return { decision, history };
   }

@@ -130,10 +130,9 @@ export class Remediator implements CycleStage {
   /**
    * Decides on every open firing alert and records planned attempts (keys before any request)
    * and audit rows. Call INSIDE the cycle's transaction, after the lifecycle; sends nothing.
-   * Reads the open alerts itself unless given.
    */
-  inCycle(now: number, openAlerts?: readonly AlertRow[]): CycleReport {
-    return this.#planner.inCycle(now, openAlerts);
+  inCycle(now: number): CycleReport {
+    return this.#planner.inCycle(now);
   }
 
   /**

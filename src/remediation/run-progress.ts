@@ -5,17 +5,16 @@
  * ends at `follow_timeout` in any case. Pure.
  */
 import { runVerdict, type RunStateWords } from '../api/run-verdict.js';
-import type { Run, WatcherState } from '../api/schemas.js';
+import type { Run } from '../api/schemas.js';
+import type { AttemptOutcome } from './outcome-notice.js';
 
 /** The run state words following needs: all three, since it must tell success from an end. */
 export type RunStates = Required<RunStateWords>;
 
-/** Where a followed run is. */
+/** Where a followed run is: still going, or over, as the attempt's outcome says it (`AttemptOutcome`). */
 export type RunProgress =
   | { kind: 'going'; why: 'active_state' | 'retrying' | 'watcher_waiting' }
-  | { kind: 'succeeded' }
-  | { kind: 'failed'; step: string | null; reason: string | null; watcher: WatcherState | null }
-  | { kind: 'ended'; state: string };
+  | Extract<AttemptOutcome, { kind: 'succeeded' | 'run_failed' | 'run_ended' }>;
 
 /** Judges a run read with `runs.get`. */
 export function runProgress(run: Run, states: RunStates): RunProgress {
@@ -28,14 +27,15 @@ export function runProgress(run: Run, states: RunStates): RunProgress {
     case 'succeeded':
       return { kind: 'succeeded' };
     case 'other':
-      return { kind: 'ended', state: run.state };
+      return { kind: 'run_ended', state: run.state };
     case 'failed': {
       if (verdict.why === 'watcher_failed') {
-        return { kind: 'failed', step: null, reason: run.watcher?.reason ?? null, watcher: run.watcher?.state ?? null };
+        const { watcher } = run;
+        return { kind: 'run_failed', step: null, reason: watcher?.reason ?? null, watcher: watcher?.state ?? null };
       }
       // The reference gives `reason` only as "why a step failed": the last step with one failed.
       const step = [...run.steps].reverse().find((s) => s.reason !== null);
-      return { kind: 'failed', step: step?.name ?? null, reason: step?.reason ?? null, watcher: null };
+      return { kind: 'run_failed', step: step?.name ?? null, reason: step?.reason ?? null, watcher: null };
     }
   }
 }

@@ -293,11 +293,9 @@ export class SendAndFollow {
           store.transaction(() => rs.updateAttempt(attempt.id, { readbackUntil, nextAt: now }));
           return this.#readBack({ ...attempt, readbackUntil }, action, signal);
         }
-        case 'failed':
-          this.#finish(attempt, action, { ...progress, kind: 'run_failed' });
-          return true;
-        case 'ended':
-          this.#finish(attempt, action, { kind: 'run_ended', state: progress.state });
+        case 'run_failed':
+        case 'run_ended':
+          this.#finish(attempt, action, progress);
           return true;
       }
     } catch (err) {

@@ -38,7 +38,7 @@ describe('runProgress', () => {
     [
       'error: the step with a reason',
       run({ state: 'error' }),
-      { kind: 'failed', step: 'restart', reason: 'health check timed out', watcher: null },
+      { kind: 'run_failed', step: 'restart', reason: 'health check timed out', watcher: null },
     ],
     ['error but retrying', run({ state: 'error', retrying: true }), { kind: 'going', why: 'retrying' }],
     [
@@ -49,24 +49,24 @@ describe('runProgress', () => {
     [
       'watcher timeout',
       run({ state: 'running', watcher: { state: 'timeout', progress: null, reason: 'no report in 2 h' } }),
-      { kind: 'failed', step: null, reason: 'no report in 2 h', watcher: 'timeout' },
+      { kind: 'run_failed', step: null, reason: 'no report in 2 h', watcher: 'timeout' },
     ],
     [
       'watcher completed, run done',
       run({ state: 'done', watcher: { state: 'completed', progress: null, reason: null } }),
       { kind: 'succeeded' },
     ],
-    ['a state in no list', run({ state: 'cancelled' }), { kind: 'ended', state: 'cancelled' }],
+    ['a state in no list', run({ state: 'cancelled' }), { kind: 'run_ended', state: 'cancelled' }],
   ])('%s', (_what, r, expected) => {
     expect(runProgress(r, STATES)).toEqual(expected);
   });
 
   it('uses the configured words, not the simulator’s', () => {
     expect(runProgress(run({ state: 'FAILED' }), { failed: ['FAILED'], active: [], succeeded: ['OK'] })).toMatchObject({
-      kind: 'failed',
+      kind: 'run_failed',
     });
     expect(runProgress(run({ state: 'error' }), { failed: ['FAILED'], active: [], succeeded: ['OK'] })).toEqual({
-      kind: 'ended',
+      kind: 'run_ended',
       state: 'error',
     });
   });
