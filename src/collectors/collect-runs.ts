@@ -69,7 +69,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     // The cycle's settled runs merged in: the newest of each group wins.
     for (const [key, run] of read.settled?.newest ?? []) memory.settled.keep(key, run);
     memory.pruneSettled(ctx.now - ctx.checks.failed_runs.lookback);
-    await detailEconomically(ctx, memory, runs, details, followed);
+    await detailEconomically(ctx, memory, runs, details, followed, wanted);
   } else {
     const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
     await mapLimit(toDetail, ctx.concurrency, async (item) => {
@@ -222,11 +222,11 @@ async function detailEconomically(
   runs: readonly RunListItem[],
   details: Map<number, Run>,
   followed: ReadonlySet<number>,
+  wanted: ReadonlySet<string>,
 ): Promise<void> {
   const failedStates = new Set(ctx.checks.failed_runs.failed_states);
-  const activeStates = new Set(ctx.checks.stuck_runs.active_states);
   const stuckAfter = ctx.checks.stuck_runs.enabled ? ctx.checks.stuck_runs.max_duration : Infinity;
-  const supersedes = newestSettledByGroup(memory, runs, failedStates, activeStates);
+  const supersedes = newestSettledByGroup(memory, runs, wanted);
   // In the order they are read: followed and stuck, awaited by a policy, announced before, new
   // (runs are newest first).
   const first: RunListItem[] = [];
@@ -235,8 +235,8 @@ async function detailEconomically(
   const fresh: RunListItem[] = [];
   for (const run of runs) {
     if (details.has(run.id)) continue;
+    if (!wanted.has(run.state)) continue;
     const failed = failedStates.has(run.state);
-    if (!failed && !activeStates.has(run.state)) continue;
     const known = memory.currentDetail(run);
     const stuckAge = !failed && couldBeStuck(run, ctx.now, stuckAfter);
     if (known && !(stuckAge && known.watcher?.state === 'waiting')) {
@@ -268,22 +268,22 @@ async function detailEconomically(
     details.set(run.id, run);
     memory.remember(run);
   });
-  memory.wanted = new Map(
-    runs.filter((r) => failedStates.has(r.state) || activeStates.has(r.state)).map((r) => [r.id, r]),
-  );
+  memory.wanted = new Map(runs.filter((r) => wanted.has(r.state)).map((r) => [r.id, r]));
   memory.retain(new Set(runs.map((r) => r.id)));
   memory.retainSettled(new Set(runs.map(groupKey)));
 }
 
-/** The newest settled run of each group: the memory's, and the settled runs in view (followed ones). */
+/**
+ * The newest settled run of each group: the memory's, and the settled runs in view (followed ones),
+ * those in none of the `wanted` (failed or active) states.
+ */
 function newestSettledByGroup(
   memory: RunsMemory,
   runs: readonly RunListItem[],
-  failed: ReadonlySet<string>,
-  active: ReadonlySet<string>,
+  wanted: ReadonlySet<string>,
 ): Map<string, OrderKey> {
   const out = new SettledRunSummary(memory.settled.newest);
-  for (const run of runs) if (!failed.has(run.state) && !active.has(run.state)) out.add(run);
+  for (const run of runs) if (!wanted.has(run.state)) out.add(run);
   return out.newest;
 }
 
