@@ -181,7 +181,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
           logger,
           onRead: () => notifier.wake(),
           onRunDetail: (run) => runsMemory.remember(run),
-          knowsRunDetail: (id) => runsMemory.hasDetail(id),
+          knowsRunDetail: (id) => runsMemory.details.has(id),
         })
       : undefined;
     const detectorOptions = detectorOptionsFromConfig(config.checks);

@@ -87,9 +87,9 @@ export function seeBackup(
  * Why nothing older than `last`, the app's backup just seen, can change what the check reports:
  * `good` once the newest good backup is known and, with a size `history`, that many good ones
  * before it; `max_age` once the newest finished one is known and `last` is older than `horizon`
- * (now − the app's max_age), since a good backup further down is stale anyway. null: read on.
- * Judged backup by backup, so a walk of all apps and a read of one app stop at the same backup of
- * that app.
+ * (now − the app's max_age), since a good backup further down is stale anyway: then `seen` is
+ * marked `stopped` there (the stale alert says "none within max_age"). null: read on. Judged backup
+ * by backup, so a walk of all apps and a read of one app stop at the same backup of that app.
  */
 export function settledBy(
   seen: BackupsSeen,
@@ -99,5 +99,7 @@ export function settledBy(
 ): 'good' | 'max_age' | null {
   if (seen.good) return (seen.previous?.length ?? 0) >= history ? 'good' : null;
   const at = parseTime(last.taken_at);
-  return seen.finished !== undefined && at !== null && at < horizon ? 'max_age' : null;
+  if (seen.finished === undefined || at === null || at >= horizon) return null;
+  seen.stopped = 'max_age';
+  return 'max_age';
 }

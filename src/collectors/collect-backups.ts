@@ -115,9 +115,7 @@ async function backupsPerApp(
       const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
       if (!app || settled.has(app.id)) return;
       const seen = seeBackup(open.get(app.id), backup, config, history);
-      const why = settledBy(seen, backup, horizons.get(app.id)!, history);
-      if (why === null) return void open.set(app.id, seen);
-      if (why === 'max_age') seen.stopped = 'max_age';
+      if (settledBy(seen, backup, horizons.get(app.id)!, history) === null) return void open.set(app.id, seen);
       settle(app, seen);
     };
     let read = 0;
@@ -190,9 +188,7 @@ async function readOneApp(
     for (const backup of answer.items) {
       if (backup.app_id !== appId) continue;
       seen = seeBackup(seen, backup, states, history);
-      const why = settledBy(seen, backup, horizon, history);
-      if (why === 'max_age') seen.stopped = 'max_age';
-      if (why !== null) return seen;
+      if (settledBy(seen, backup, horizon, history) !== null) return seen;
     }
     if (answer.items.length < PER_APP_LIMIT || offset + answer.items.length >= total) return seen;
   }

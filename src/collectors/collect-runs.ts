@@ -51,7 +51,7 @@ const FAILED_RUNS: ReadonlySet<string> = new Set(['failed_runs']);
  * - `apps.list` for the labels and links of the runs that can be findings;
  * - and, from the alert state, what each open failed_runs alert last said of its run (`openFailures`).
  *
- * With a memory, a cycle reads what changed since the last (`readEconomically`, below). Any failed
+ * With a memory, a cycle reads what changed since the last (`runsToDetail`, below). Any failed
  * read throws. A read cut by a hard bound (`jobs.read_ceiling`, `api.max_list_items`,
  * `api.max_answer_size`) leaves what it read so far in `ctx.soFar` ({@link runsSoFar}).
  * A run that cannot be read by id, or whose list item cannot be read, is set aside in
@@ -69,16 +69,18 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     // The cycle's settled runs merged in: the newest of each group wins.
     for (const [key, run] of read.settled?.newest ?? []) memory.settled.keep(key, run);
     memory.pruneSettled(ctx.now - ctx.checks.failed_runs.lookback);
-    await detailEconomically(ctx, memory, runs, details, followed);
-  } else {
-    const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
-    await mapLimit(toDetail, ctx.concurrency, async (item) => {
-      const run = await getUnlessGone(ctx, item.id, 'unreadable');
-      // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
-      // judged from its list item, as the snapshot allows.
-      if (run) details.set(run.id, run);
-    });
   }
+  const toDetail = memory
+    ? runsToDetail(ctx, memory, runs, details, followed, wanted)
+    : runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
+  await mapLimit(toDetail, ctx.concurrency, async (item) => {
+    const run = await getUnlessGone(ctx, item.id, 'unreadable');
+    // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
+    // judged from its list item, as the snapshot allows.
+    if (!run) return;
+    details.set(run.id, run);
+    memory?.remember(run);
+  });
 
   // Labels only for the runs that can be findings: those in a failed or active state, and those
   // with a detail (a watcher can fail or wait whatever the run's own state says).
@@ -199,8 +201,9 @@ async function readLeftTheirState(
 }
 
 /**
- * The details of one cycle with a memory: a run is read by id (`runs.get`) only when what it says
- * can change a finding and is not known yet.
+ * The runs to read by id (`runs.get`) in one cycle with a memory, with the details it already
+ * knows put in `details`: a run is read only when what it says can change a finding and is not
+ * known yet (the collector keeps each it reads in the memory, `RunsMemory.remember`).
  * - A run whose remembered detail still has its `updated_at` is not read again (unless its watcher
  *   waits: its progress moves without the run's `updated_at`).
  * - A failure superseded by a newer settled run of its app and action is never read: it cannot be
@@ -216,17 +219,17 @@ async function readLeftTheirState(
  *   alert follows it (a failed run retried: its alert says from which step): before that its steps
  *   and watcher can change nothing said.
  */
-async function detailEconomically(
+function runsToDetail(
   ctx: CollectorContext,
   memory: RunsMemory,
   runs: readonly RunListItem[],
   details: Map<number, Run>,
   followed: ReadonlySet<number>,
-): Promise<void> {
+  wanted: ReadonlySet<string>,
+): RunListItem[] {
   const failedStates = new Set(ctx.checks.failed_runs.failed_states);
-  const activeStates = new Set(ctx.checks.stuck_runs.active_states);
   const stuckAfter = ctx.checks.stuck_runs.enabled ? ctx.checks.stuck_runs.max_duration : Infinity;
-  const supersedes = newestSettledByGroup(memory, runs, failedStates, activeStates);
+  const supersedes = newestSettledByGroup(memory, runs, wanted);
   // In the order they are read: followed and stuck, awaited by a policy, announced before, new
   // (runs are newest first).
   const first: RunListItem[] = [];
@@ -235,8 +238,8 @@ async function detailEconomically(
   const fresh: RunListItem[] = [];
   for (const run of runs) {
     if (details.has(run.id)) continue;
+    if (!wanted.has(run.state)) continue;
     const failed = failedStates.has(run.state);
-    if (!failed && !activeStates.has(run.state)) continue;
     const known = memory.currentDetail(run);
     const stuckAge = !failed && couldBeStuck(run, ctx.now, stuckAfter);
     if (known && !(stuckAge && known.watcher?.state === 'waiting')) {
@@ -257,33 +260,25 @@ async function detailEconomically(
   }
   const queue = [...first, ...forPolicy, ...announced, ...fresh];
   const bound = DETAIL_READS_PER_CYCLE + Math.min(forPolicy.length, POLICY_DETAIL_READS_PER_CYCLE);
-  const toRead = queue.slice(0, bound);
   // Announced from their list item this cycle: read by the context reader, or here next cycle.
   for (const run of queue.slice(bound)) memory.awaiting.set(run.id, run.updated_at);
-  await mapLimit(toRead, ctx.concurrency, async (item) => {
-    const run = await getUnlessGone(ctx, item.id, 'unreadable');
-    // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
-    // judged from its list item, as the snapshot allows.
-    if (!run) return;
-    details.set(run.id, run);
-    memory.remember(run);
-  });
-  memory.wanted = new Map(
-    runs.filter((r) => failedStates.has(r.state) || activeStates.has(r.state)).map((r) => [r.id, r]),
-  );
+  memory.wanted = new Map(runs.filter((r) => wanted.has(r.state)).map((r) => [r.id, r]));
   memory.retain(new Set(runs.map((r) => r.id)));
   memory.retainSettled(new Set(runs.map(groupKey)));
+  return queue.slice(0, bound);
 }
 
-/** The newest settled run of each group: the memory's, and the settled runs in view (followed ones). */
+/**
+ * The newest settled run of each group: the memory's, and the settled runs in view (followed ones),
+ * those in none of the `wanted` (failed or active) states.
+ */
 function newestSettledByGroup(
   memory: RunsMemory,
   runs: readonly RunListItem[],
-  failed: ReadonlySet<string>,
-  active: ReadonlySet<string>,
+  wanted: ReadonlySet<string>,
 ): Map<string, OrderKey> {
   const out = new SettledRunSummary(memory.settled.newest);
-  for (const run of runs) if (!failed.has(run.state) && !active.has(run.state)) out.add(run);
+  for (const run of runs) if (!wanted.has(run.state)) out.add(run);
   return out.newest;
 }
 

@@ -20,7 +20,10 @@ export class RunsMemory {
   newestCreated: number | undefined;
   /** Where the newest settled run of each group stands, over every walk so far. */
   readonly settled = new SettledRunSummary();
-  /** The last `runs.get` of each run in view, by id: reused while the run's `updated_at` has not moved. */
+  /**
+   * The last `runs.get` of each run in view, by id (here or by the context reader): reused while the
+   * run's `updated_at` has not moved.
+   */
   readonly details = new Map<number, Run>();
   /**
    * Runs announced from their list item (past the cycle's bound of reads by id), awaiting their
@@ -70,11 +73,6 @@ export class RunsMemory {
   remember(run: Run): void {
     this.details.set(run.id, run);
     this.awaiting.delete(run.id);
-  }
-
-  /** Whether the run was read by id (here or by the context reader) and is remembered. */
-  hasDetail(runId: number): boolean {
-    return this.details.has(runId);
   }
 
   /** The remembered detail of `run`, when its `updated_at` has not moved since it was read. */

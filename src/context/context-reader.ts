@@ -35,7 +35,7 @@ import { FencedError } from '../state/fenced-error.js';
 import type { ContextSettings } from '../config/context-config.js';
 import type { ContextRow, ContextStore } from './context-store.js';
 import { logExcerpt, logSince, logSourceOf } from './log-excerpt.js';
-import { restorePointFacts, restorePointOfRun } from './restore-point-facts.js';
+import { restorePointFacts } from './restore-point-facts.js';
 import { runDetailFacts } from './run-detail-facts.js';
 import type { Run } from '../api/schemas.js';
 
@@ -257,7 +257,8 @@ export class ContextReader {
       this.#p.client.restorePoints(ask.appId).list({ limit: RESTORE_POINTS_PAGE }, reading.opts),
     );
     if (!page) return;
-    const point = restorePointOfRun(page.items, ask.runId);
+    // The restore point the run made: the newest naming it (the list is newest first).
+    const point = page.items.find((p) => p.run_id === ask.runId);
     if (point) context.facts.push(...restorePointFacts(point));
     else context.notes.push(`no restore point of run #${ask.runId} among the app's ${RESTORE_POINTS_PAGE} newest`);
   }

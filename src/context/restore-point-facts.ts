@@ -16,11 +16,6 @@ const OUTCOME_WORDS: Readonly<Record<RestorePoint['outcome'], string>> = {
   running: 'the change is still being applied',
 };
 
-/** The restore point a run made: the newest naming it. */
-export function restorePointOfRun(points: readonly RestorePoint[], runId: number): RestorePoint | undefined {
-  return points.find((p) => p.run_id === runId);
-}
-
 /**
  * The facts of a run's restore point, in the order a reader needs them: the state the app was
  * left in, instant undo (possible, and until when), the backup taken first, and a hold.

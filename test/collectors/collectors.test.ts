@@ -233,9 +233,7 @@ describe('collectBackups', () => {
     let seen: BackupsSeen | undefined;
     for (const one of (await client.backups.list({ app_id: appId, limit: 100 }, { view: newestBackupView })).items) {
       seen = seeBackup(seen, one, b, history);
-      const why = settledBy(seen, one, horizon, history);
-      if (why === 'max_age') seen.stopped = 'max_age';
-      if (why) break;
+      if (settledBy(seen, one, horizon, history)) break;
     }
     return seen;
   }

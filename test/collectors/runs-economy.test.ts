@@ -254,13 +254,13 @@ describe('collectRuns with a memory', () => {
     expect(found.filter((f) => f.details.step !== undefined)).toHaveLength(DETAIL_READS_PER_CYCLE);
     expect(memory.awaiting.size).toBe(storm.length - DETAIL_READS_PER_CYCLE);
     // The context reader reads some of the rest; the next cycle reads the others.
-    const byReader = storm.filter((r) => !memory.hasDetail(r.id)).slice(0, 10);
+    const byReader = storm.filter((r) => !memory.details.has(r.id)).slice(0, 10);
     for (const run of byReader) memory.remember(await client.runs.get(run.id));
     sim.control.resetRequests();
     clock.advance(MINUTE);
     await collectRuns(ctx(memory));
     expect(counted()['runs.get']).toBe(storm.length - DETAIL_READS_PER_CYCLE - byReader.length);
-    expect(storm.every((r) => memory.hasDetail(r.id))).toBe(true);
+    expect(storm.every((r) => memory.details.has(r.id))).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { restorePointSchema, type RestorePoint } from '../../src/api/schemas.js';
-import { restorePointFacts, restorePointOfRun } from '../../src/context/restore-point-facts.js';
+import { restorePointFacts } from '../../src/context/restore-point-facts.js';
 
 const point = (over: Partial<RestorePoint> = {}): RestorePoint =>
   restorePointSchema.parse({
@@ -21,14 +21,6 @@ const point = (over: Partial<RestorePoint> = {}): RestorePoint =>
     kept_until: null,
     ...over,
   });
-
-describe('restorePointOfRun', () => {
-  it("finds the run's own, not another run's", () => {
-    const points = [point({ id: 14, run_id: 6000 }), point({ id: 13, run_id: 5981 }), point({ id: 12, run_id: 5900 })];
-    expect(restorePointOfRun(points, 5981)?.id).toBe(13);
-    expect(restorePointOfRun(points, 1)).toBeUndefined();
-  });
-});
 
 describe('restorePointFacts', () => {
   it.each<[string, Partial<RestorePoint>, [string, string][]]>([
