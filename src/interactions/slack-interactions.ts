@@ -211,22 +211,19 @@ export class SlackInteractions {
           : { outcome: 'refused', text: refusalText(decision, permission, where.config.name), detail: decision.detail };
       }
     } catch (err) {
-      // The action is one transaction: a failure wrote nothing.
-      if (err instanceof FencedError) {
-        // This replica no longer leads (handing over, or its lease lost); another takes over within
-        // seconds. No fault: the audit's warning says it.
-        result = {
-          outcome: 'failed',
-          text: `Nothing changed: this replica of deploy-watchdog no longer leads (${err.reason}). Try again in a few seconds.`,
-        };
-      } else {
-        // A fault of ours (the state busy, a disk full): said, audited if it can be, never half-done.
+      // The action is one transaction: a failure wrote nothing. A replica that no longer leads
+      // (handing over, or its lease lost) is no fault: another takes over within seconds, and the
+      // audit's warning says it. Anything else is a fault of ours (the state busy, a disk full):
+      // said, audited if it can be, never half-done.
+      const fenced = err instanceof FencedError;
+      if (!fenced)
         this.#log.error({ err: errorText(err), action: click.action, fingerprint }, 'a Slack button click failed');
-        result = {
-          outcome: 'failed',
-          text: "Something went wrong on deploy-watchdog's side: nothing may have changed. Try again, or use the console; its log says what failed.",
-        };
-      }
+      result = {
+        outcome: 'failed',
+        text: fenced
+          ? `Nothing changed: this replica of deploy-watchdog no longer leads (${err.reason}). Try again in a few seconds.`
+          : "Something went wrong on deploy-watchdog's side: nothing may have changed. Try again, or use the console; its log says what failed.",
+      };
     }
     this.#audit(click, where?.config.name ?? '', fingerprint, result, now);
     if (result.note && where && fingerprint) {
