@@ -163,13 +163,11 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
       server.closeAllConnections();
     }
   });
-  let listening = false;
   server.on('error', (err: NodeJS.ErrnoException) => {
-    if (listening) log('error', { err: err.message, code: err.code }, 'the listener failed');
+    if (server.listening) log('error', { err: err.message, code: err.code }, 'the listener failed');
     else say({ type: 'failed', message: err.message, code: err.code });
   });
   server.listen(data.port, data.host, () => {
-    listening = true;
     const bound = server.address();
     if (bound && typeof bound === 'object') say({ type: 'ready', host: bound.address, port: bound.port });
   });
