@@ -53,14 +53,10 @@ export function recordInteraction(store: Store, row: InteractionRow): void {
   );
 }
 
-/** The clicks on an alert's buttons, oldest first (or every click, without a fingerprint). */
-export function listInteractions(store: Store, options: { fingerprint?: string } = {}): InteractionRow[] {
-  const rows = (
-    options.fingerprint === undefined
-      ? store.db.prepare(`SELECT ${COLUMNS} FROM slack_interactions ORDER BY at, id`).all()
-      : store.db
-          .prepare(`SELECT ${COLUMNS} FROM slack_interactions WHERE fingerprint = ? ORDER BY at, id`)
-          .all(options.fingerprint)
-  ) as Record<string, unknown>[];
+/** The clicks on an alert's buttons, oldest first. */
+export function listInteractions(store: Store, options: { fingerprint: string }): InteractionRow[] {
+  const rows = store.db
+    .prepare(`SELECT ${COLUMNS} FROM slack_interactions WHERE fingerprint = ? ORDER BY at, id`)
+    .all(options.fingerprint) as Record<string, unknown>[];
   return rows.map((r) => camelRow<InteractionRow>(r));
 }

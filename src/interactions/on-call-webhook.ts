@@ -24,7 +24,7 @@
  * Opsgenie's `updatedAt`) is answered and let be. One that could not be carried out (answered 500:
  * the state could not be written) is forgotten, so the tool's retry is taken.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { acknowledge, unacknowledge } from '../alerts/acknowledge.js';
 import type { AcknowledgeSurface } from '../alerts/alert-event.js';
 import { alertStoreOf, eventsOfAlert } from '../alerts/alert-store.js';
@@ -44,7 +44,7 @@ import { PAGERDUTY_REST_REGIONS } from '../notify/channels/pagerduty-config.js';
 import type { Store } from '../state/store.js';
 import type { OnCallAct, OnCallRead } from './on-call-act.js';
 import { ReplayMemory } from './replay-memory.js';
-import { OPSGENIE_TOKEN_HEADER, readOpsgenieWebhook, verifyOpsgenieToken } from './opsgenie-webhook.js';
+import { readOpsgenieWebhook, verifyOpsgenieToken } from './opsgenie-webhook.js';
 import { readIncidentAlerts, type IncidentAlertsRead } from './pagerduty-incident-alerts.js';
 import { readPagerDutyWebhook, verifyPagerDutySignature } from './pagerduty-webhook.js';
 
@@ -78,7 +78,7 @@ interface ToolWebhook {
   keyLimit: number;
   /** The channel's webhook secret (PagerDuty's signing secret, Opsgenie's token); undefined: it takes no webhook. */
   secret(channel: Config['notify']['channels'][number]): Secret | undefined;
-  verify(req: IncomingMessage, body: string, secret: Secret): boolean;
+  verify(headers: IncomingHttpHeaders, body: string, secret: Secret): boolean;
   read(body: string): OnCallRead;
   /**
    * How to read the keys of the alerts the act's incident groups, where the channel can
@@ -90,15 +90,13 @@ interface ToolWebhook {
   ): (() => Promise<IncidentAlertsRead>) | undefined;
 }
 
-const header = (req: IncomingMessage, name: string): string | undefined => [req.headers[name]].flat()[0];
-
 const TOOLS: Readonly<Record<string, ToolWebhook>> = {
   pagerduty: {
     surface: 'pagerduty',
     label: 'PagerDuty',
     keyLimit: PAGERDUTY_LIMITS.dedupKey,
     secret: (channel) => (channel.type === 'pagerduty' ? channel.webhook?.signing_secret : undefined),
-    verify: (req, body, secret) => verifyPagerDutySignature(header(req, 'x-pagerduty-signature'), body, secret),
+    verify: verifyPagerDutySignature,
     read: readPagerDutyWebhook,
     group: (channel, wanted) => {
       const apiKey = channel.type === 'pagerduty' ? channel.webhook?.api_key : undefined;
@@ -113,11 +111,7 @@ const TOOLS: Readonly<Record<string, ToolWebhook>> = {
     label: 'Opsgenie',
     keyLimit: OPSGENIE_LIMITS.alias,
     secret: (channel) => (channel.type === 'opsgenie' ? channel.webhook?.token : undefined),
-    verify: (req, _body, secret) =>
-      verifyOpsgenieToken(
-        { token: header(req, OPSGENIE_TOKEN_HEADER), authorization: header(req, 'authorization') },
-        secret,
-      ),
+    verify: (headers, _body, secret) => verifyOpsgenieToken(headers, secret),
     read: readOpsgenieWebhook,
   },
 };
@@ -162,7 +156,7 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       answerJson(res, status, { error });
     };
     const secret = channel && tool.secret(channel);
-    if (!channel || !secret || !tool.verify(req, body, secret)) {
+    if (!channel || !secret || !tool.verify(req.headers, body, secret)) {
       return refuse(401, 'unauthorized', `no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`);
     }
     const read = tool.read(body);

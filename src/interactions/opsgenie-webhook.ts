@@ -10,6 +10,7 @@
  * shown as text, never obeyed.
  */
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
 import { sameText } from '../lib/same-text.js';
@@ -18,13 +19,10 @@ import { readJsonBody, type OnCallAct, type OnCallRead } from './on-call-act.js'
 /** The custom header the Webhook integration is told to add. */
 export const OPSGENIE_TOKEN_HEADER = 'x-deploy-watchdog-token';
 
-/** Whether the request carries the token, in {@link OPSGENIE_TOKEN_HEADER} or as a bearer token. */
-export function verifyOpsgenieToken(
-  headers: { token: string | undefined; authorization: string | undefined },
-  token: Secret,
-): boolean {
+/** Whether the request's headers carry the token, in {@link OPSGENIE_TOKEN_HEADER} or as a bearer token. */
+export function verifyOpsgenieToken(headers: IncomingHttpHeaders, token: Secret): boolean {
   const bearer = /^Bearer (.+)$/i.exec(headers.authorization?.trim() ?? '')?.[1];
-  const given = headers.token?.trim() ?? bearer?.trim();
+  const given = [headers[OPSGENIE_TOKEN_HEADER]].flat()[0]?.trim() ?? bearer?.trim();
   return given !== undefined && sameText(given, token.reveal());
 }
 

@@ -11,6 +11,7 @@
  * Everything in the body is PagerDuty's data: read, cut and shown as text, never obeyed.
  */
 import { createHmac } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
 import { sameText } from '../lib/same-text.js';
@@ -25,10 +26,11 @@ export function pagerdutySignature(secret: string, body: string): string {
 }
 
 /**
- * Whether the `X-PagerDuty-Signature` header holds the body's signature under `secret`
+ * Whether the request's `X-PagerDuty-Signature` header holds the body's signature under `secret`
  * (constant-time, whichever of its signatures matches). Never says which part differed.
  */
-export function verifyPagerDutySignature(header: string | undefined, body: string, secret: Secret): boolean {
+export function verifyPagerDutySignature(headers: IncomingHttpHeaders, body: string, secret: Secret): boolean {
+  const header = [headers['x-pagerduty-signature']].flat()[0];
   if (!header) return false;
   const expected = pagerdutySignature(secret.reveal(), body);
   let ok = false;

@@ -20,10 +20,8 @@ export class ReplayMemory {
   seen(key: string, until: number, now: number): boolean {
     for (const [k, end] of this.#until) if (end < now) this.#until.delete(k);
     if (this.#until.has(key)) return true;
-    if (this.#until.size >= this.maxKeys) {
-      const oldest = this.#until.keys().next();
-      if (!oldest.done) this.#until.delete(oldest.value);
-    }
+    // The oldest first (a Map keeps insertion order).
+    if (this.#until.size >= this.maxKeys) this.#until.delete(this.#until.keys().next().value!);
     this.#until.set(key, until);
     return false;
   }

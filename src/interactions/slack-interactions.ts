@@ -28,6 +28,7 @@ import type { Channel } from '../notify/channels/channel.js';
 import type { ChannelConfig } from '../notify/channels/registry.js';
 import type { ButtonAction } from '../notify/channels/slack-app-buttons.js';
 import type { SlackAppChannel } from '../notify/channels/slack-app.js';
+import type { SlackAppConfig } from '../notify/channels/slack-app-config.js';
 import type { SlackInteractionsConfig, SlackPermission } from '../notify/channels/slack-interactions-config.js';
 import { recordInteraction } from './interaction-audit-store.js';
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
@@ -61,14 +62,11 @@ const STALE = {
   over: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
 } as const;
 
-/** A Slack app channel that takes clicks. */
+/** A Slack app channel that takes clicks: its config (with `interactions`), the channel, and who may click. */
 interface Receiving {
-  name: string;
+  config: SlackAppConfig & { interactions: SlackInteractionsConfig };
   channel: SlackAppChannel;
-  interactions: SlackInteractionsConfig;
   permissions: SlackPermissions;
-  apiUrl: string;
-  timeout: number;
 }
 
 /** What the interactions are built from: one running configuration's parts, the buttons' actions' among them. */
@@ -86,13 +84,10 @@ export function createSlackInteractions(parts: SlackInteractionsParts): SlackInt
     if (config.type !== 'slack_app' || !config.interactions) continue;
     const channel = parts.channels.get(config.name) as SlackAppChannel | undefined;
     if (!channel) continue;
-    const interactions = config.interactions;
+    const { interactions } = config;
     receiving.push({
-      name: config.name,
+      config: { ...config, interactions },
       channel,
-      interactions,
-      apiUrl: config.api_url,
-      timeout: config.timeout,
       permissions: new SlackPermissions({
         allow: interactions.allow,
         cacheMs: interactions.usergroup_cache,
@@ -121,15 +116,16 @@ export class SlackInteractions {
   ) {
     this.#log = parts.logger.child({ stage: 'slack-interactions' });
     this.#responder = new SlackResponder(
-      receiving.map((r) => r.apiUrl),
-      Math.max(...receiving.map((r) => r.timeout)),
+      receiving.map((r) => r.config.api_url),
+      Math.max(...receiving.map((r) => r.config.timeout)),
     );
     // One connection per app (its token); one secret per app: a click is looked for among the
     // messages of the channels of the app that sent it.
     const groups = new Map<string, Receiving[]>();
     for (const r of receiving) {
-      const i = r.interactions;
-      const key = i.mode === 'socket' ? `socket\n${i.app_token.reveal()}\n${r.apiUrl}` : i.signing_secret.reveal();
+      const i = r.config.interactions;
+      const key =
+        i.mode === 'socket' ? `socket\n${i.app_token.reveal()}\n${r.config.api_url}` : i.signing_secret.reveal();
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
     // Reserved now, when the runtime is built: a reload's new runtime keeps the old one's
@@ -137,10 +133,10 @@ export class SlackInteractions {
     const thread = SocketModeThread.of(parts.store, this.#log);
     const http: { secret: Secret; group: Receiving[] }[] = [];
     for (const group of groups.values()) {
-      const { interactions: i, apiUrl } = group[0]!;
+      const { interactions: i, api_url: apiUrl } = group[0]!.config;
       if (i.mode === 'http') http.push({ secret: i.signing_secret, group });
       else {
-        const link = thread.reserve({ appToken: i.app_token, apiUrl, channels: group.map((r) => r.name) });
+        const link = thread.reserve({ appToken: i.app_token, apiUrl, channels: group.map((r) => r.config.name) });
         this.#sockets.push({ link, take: (payload) => this.#receive(payload, group) });
       }
     }
@@ -209,35 +205,32 @@ export class SlackInteractions {
               { ...this.parts, log: this.#log },
               click.action,
               fingerprint,
-              { label: who, channel: where.name },
+              { label: who, channel: where.config.name },
               now,
             )
-          : { outcome: 'refused', text: refusalText(decision, permission, where.name), detail: decision.detail };
+          : { outcome: 'refused', text: refusalText(decision, permission, where.config.name), detail: decision.detail };
       }
     } catch (err) {
-      // The action is one transaction: a failure wrote nothing.
-      if (err instanceof FencedError) {
-        // This replica no longer leads (handing over, or its lease lost); another takes over within
-        // seconds. No fault: the audit's warning says it.
-        result = {
-          outcome: 'failed',
-          text: `Nothing changed: this replica of deploy-watchdog no longer leads (${err.reason}). Try again in a few seconds.`,
-        };
-      } else {
-        // A fault of ours (the state busy, a disk full): said, audited if it can be, never half-done.
+      // The action is one transaction: a failure wrote nothing. A replica that no longer leads
+      // (handing over, or its lease lost) is no fault: another takes over within seconds, and the
+      // audit's warning says it. Anything else is a fault of ours (the state busy, a disk full):
+      // said, audited if it can be, never half-done.
+      const fenced = err instanceof FencedError;
+      if (!fenced)
         this.#log.error({ err: errorText(err), action: click.action, fingerprint }, 'a Slack button click failed');
-        result = {
-          outcome: 'failed',
-          text: "Something went wrong on deploy-watchdog's side: nothing may have changed. Try again, or use the console; its log says what failed.",
-        };
-      }
+      result = {
+        outcome: 'failed',
+        text: fenced
+          ? `Nothing changed: this replica of deploy-watchdog no longer leads (${err.reason}). Try again in a few seconds.`
+          : "Something went wrong on deploy-watchdog's side: nothing may have changed. Try again, or use the console; its log says what failed.",
+      };
     }
-    this.#audit(click, where?.name ?? '', fingerprint, result, now);
+    this.#audit(click, where?.config.name ?? '', fingerprint, result, now);
     if (result.note && where && fingerprint) {
       const shown = await where.channel.refresh(fingerprint, result.note);
       if (shown.outcome !== 'ok') {
         this.#log.warn(
-          { channel: where.name, fingerprint, reason: shown.reason },
+          { channel: where.config.name, fingerprint, reason: shown.reason },
           'cannot show the click on the living message',
         );
       }

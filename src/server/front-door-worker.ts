@@ -20,7 +20,6 @@ import { HEALTH_PATHS, RELAY_HEADER, SHARED } from './front-door-protocol.js';
 import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
 import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
-import type { SigningSecret } from '../interactions/slack-signature.js';
 
 /** The on-call tools' webhooks (`on-call-webhook.ts`): relayed to the main thread, never the console's. */
 const ON_CALL_PATHS: readonly string[] = ['/pagerduty/', '/opsgenie/'];
@@ -60,10 +59,7 @@ const JUDGEMENT_WAIT_MS = 800;
  * What the front door answers from: the main thread's publications, merged (null: not given; a part
  * not published yet is absent, and the first publication is whole).
  */
-type Published = Omit<Publication, 'seq' | 'readiness' | 'readinessAt' | 'signing'> &
-  Required<Pick<Publication, 'readiness' | 'readinessAt'>> & {
-    signing: { generation: number; secrets: SigningSecret[] };
-  };
+type Published = Omit<Publication, 'seq'> & Required<Pick<Publication, 'readiness' | 'readinessAt' | 'signing'>>;
 
 /** Runs the front door (see the file's comment). */
 export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
@@ -73,9 +69,8 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   const state: Published = { readiness: [], readinessAt: 0, signing: { generation: 0, secrets: [] } };
   // Tells the /readyz answers waiting for a judgement (as many as there are: no listener limit).
   const judged = new EventEmitter().setMaxListeners(0);
-  const take = ({ seq: _seq, signing, ...p }: Publication) => {
+  const take = ({ seq: _seq, ...p }: Publication) => {
     Object.assign(state, p);
-    if (signing) state.signing = { ...signing, secrets: signing.secrets.map((s) => ({ reveal: () => s })) };
     if (p.readiness) {
       state.readinessAt = p.readinessAt ?? Date.now();
       judged.emit('judged');
@@ -92,7 +87,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     );
   };
   const interactions = httpInteractionsHandler({
-    secrets: () => state.signing.secrets,
+    secrets: () => state.signing.secrets.map((s) => ({ reveal: () => s })),
     onPayload: (payload, index) => say({ type: 'interaction', payload, generation: state.signing.generation, index }),
     clock: { now: () => Date.now() + Number(Atomics.load(data.shared, SHARED.clockOffset)) },
     log: { warn: (fields, msg) => log('warn', fields, msg), error: (fields, msg) => log('error', fields, msg) },
@@ -168,13 +163,11 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
       server.closeAllConnections();
     }
   });
-  let listening = false;
   server.on('error', (err: NodeJS.ErrnoException) => {
-    if (listening) log('error', { err: err.message, code: err.code }, 'the listener failed');
+    if (server.listening) log('error', { err: err.message, code: err.code }, 'the listener failed');
     else say({ type: 'failed', message: err.message, code: err.code });
   });
   server.listen(data.port, data.host, () => {
-    listening = true;
     const bound = server.address();
     if (bound && typeof bound === 'object') say({ type: 'ready', host: bound.address, port: bound.port });
   });

@@ -57,9 +57,7 @@ export interface HealthSource {
    * `reached` and `detail`, when given, are the `leader` check of readiness, which costs no
    * statement: the front door answers it as it is now, not as readiness was last judged.
    */
-  role?():
-    | { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string; fence?: WriteFence }
-    | undefined;
+  role?(): (NonNullable<Publication['role']> & { reached?: boolean; detail?: string; fence?: WriteFence }) | undefined;
 }
 
 /**

@@ -5,7 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/lib/secret.js';
-import { readOpsgenieWebhook, verifyOpsgenieToken } from '../../src/interactions/opsgenie-webhook.js';
+import {
+  OPSGENIE_TOKEN_HEADER,
+  readOpsgenieWebhook,
+  verifyOpsgenieToken,
+} from '../../src/interactions/opsgenie-webhook.js';
 import {
   pagerdutySignature,
   readPagerDutyWebhook,
@@ -35,7 +39,7 @@ describe('the PagerDuty signature', () => {
     ['the signature in capitals', GOOD.toUpperCase(), false],
     ['a prefix of it', GOOD.slice(0, -1), false],
   ])('%s: %s', (_, header, ok) => {
-    expect(verifyPagerDutySignature(header, BODY, SECRET)).toBe(ok);
+    expect(verifyPagerDutySignature({ 'x-pagerduty-signature': header }, BODY, SECRET)).toBe(ok);
   });
 });
 
@@ -97,7 +101,9 @@ describe('the Opsgenie token', () => {
     ['the API key scheme', { token: undefined, authorization: `GenieKey ${token.reveal()}` }, false],
     ['a wrong header beside a right bearer', { token: 'wrong', authorization: `Bearer ${token.reveal()}` }, false],
   ])('%s', (_, headers, ok) => {
-    expect(verifyOpsgenieToken(headers, token)).toBe(ok);
+    expect(
+      verifyOpsgenieToken({ [OPSGENIE_TOKEN_HEADER]: headers.token, authorization: headers.authorization }, token),
+    ).toBe(ok);
   });
 });
 

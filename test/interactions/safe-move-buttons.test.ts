@@ -12,7 +12,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { createSilence } from '../../src/alerts/silences.js';
-import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
+import { allInteractions } from '../helpers/interaction-audit.js';
 import type { ManualClock } from '../helpers/manual-clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
@@ -134,7 +134,7 @@ describe.each(BUTTONS)('%s', (label, which, fingerprintOf, fn) => {
     expect(attempt?.fingerprint).toBe(fingerprintOf(app));
     const sent = sim.control.requests().filter((r) => r.fn === fn);
     expect(sent.map((r) => r.idempotencyKey)).toEqual([attempt!.key]);
-    expect(listInteractions(wd!.store).map((r) => [r.slackUser, r.action, r.outcome])).toEqual([
+    expect(allInteractions(wd!.store).map((r) => [r.slackUser, r.action, r.outcome])).toEqual([
       ['U0MALLORY', 'remediate', 'refused'],
       ['U0CAROL', 'remediate', 'done'],
       ['U0CAROL', 'remediate', 'unchanged'],

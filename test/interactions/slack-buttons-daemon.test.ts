@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { expireSilence, listSilences } from '../../src/alerts/silences.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
+import { allInteractions } from '../helpers/interaction-audit.js';
 import type { ManualClock } from '../helpers/manual-clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
@@ -161,7 +161,7 @@ function expectNoSecrets(): void {
     JSON.stringify(slack.messages()),
     JSON.stringify(slack.calls),
     JSON.stringify(slack.answers),
-    JSON.stringify(listInteractions(wd!.store)),
+    JSON.stringify(allInteractions(wd!.store)),
     fs.readFileSync(path.join(tmp.dir, 'state.db')).toString('latin1'),
   ];
   for (const text of places) expect(text).not.toMatch(/SECRET/);
@@ -265,7 +265,7 @@ describe.each<Mode>(['socket', 'http'])('the living message’s buttons, clicked
     expect(await clickValue(mode, ALICE, parent, acknowledgeAsFirstShown)).toMatch(/^This message is over/);
     expect(eventsOfAlert(wd!.store, fingerprint)).toHaveLength(before);
 
-    expect(listInteractions(wd!.store).map((r) => [r.slackUser, r.action, r.outcome])).toEqual([
+    expect(allInteractions(wd!.store).map((r) => [r.slackUser, r.action, r.outcome])).toEqual([
       ['U0MALLORY', 'silence_1h', 'refused'],
       ['U0ALICE', 'acknowledge', 'done'],
       ['U0ALICE', 'unacknowledge', 'done'],
@@ -300,7 +300,7 @@ describe('clicks over HTTP', () => {
     expect((await slack.clickOverHttp(url, SIGNING_SECRET, spec, { timestamp: nowSeconds - 6 * 60 })).status).toBe(401);
     expect((await slack.clickOverHttp(url, 'another-apps-signing-secret-000', spec)).status).toBe(401);
     expect(alertStoreOf(wd!.store).get(`failed_runs/run/${run.id}`)?.acknowledgement).toBeNull();
-    expect(listInteractions(wd!.store)).toEqual([]);
+    expect(allInteractions(wd!.store)).toEqual([]);
     expect(slack.answers).toEqual([]);
     expect(log.text()).toContain('Slack interaction refused');
 
