@@ -275,11 +275,20 @@ const comparisons: { kind: string; expected: Set<string>; actual: Set<string> }[
     actual: openBy('maintenance/'),
   },
 ];
+/** What the explanations read of a URL. */
+interface UrlSeen {
+  id: number;
+  ssl_status: string;
+  public_checked_at: string | null;
+}
+let urlRecords: Map<number, UrlSeen> | undefined;
+
 /**
  * Differences the two sides are meant to have, each with its reason: a failed run older than the
  * look-back (the watchdog reads runs of the last `lookback` only; the simulator lists the newest
- * run of every action, however old), and an app that never had a backup (the watchdog reports it
- * as stale; the simulator has no such kind).
+ * run of every action, however old), an app that never had a backup (the watchdog reports it
+ * as stale; the simulator has no such kind), and a URL the service never judged (its certificate
+ * unknown, no outside check: alerted once that has lasted; the simulator has no such kind).
  */
 async function explained(kind: string, fingerprintOrKey: string): Promise<string | null> {
   const headers = { authorization: `Bearer ${sim.adminToken}` };
@@ -289,6 +298,17 @@ async function explained(kind: string, fingerprintOrKey: string): Promise<string
     const run = await get(`/runs/${fingerprintOrKey.split('/')[2]}`);
     const created = Date.parse(String(run.created_at));
     if (created < clock.now() - config.checks.failed_runs.lookback) return 'created before the look-back';
+  }
+  if (kind === 'certificates' || kind === 'outside checks') {
+    // A URL the service never judged (a pending URL of an app not deployed): its certificate stays
+    // `unknown` and no outside check runs. The checks alert that, by design, once it has lasted
+    // `unknown_after` and `max_check_age` (the check is blind to it meanwhile); the simulator
+    // counts no such problem.
+    urlRecords ??= new Map(((await get('/urls?limit=1000')).items as UrlSeen[]).map((u) => [u.id, u] as const));
+    const url = urlRecords.get(Number(fingerprintOrKey.split('/')[2]));
+    if (kind === 'certificates' && url?.ssl_status === 'unknown') return 'certificate status unknown to the service';
+    if (kind === 'outside checks' && fingerprintOrKey.endsWith('/unchecked') && url?.public_checked_at === null)
+      return 'never checked from outside';
   }
   if (kind.startsWith('backups')) {
     const app = await get(`/apps/${fingerprintOrKey.split(' ')[1]}`);
