@@ -7,7 +7,7 @@
  *   own name resolving to 127.0.0.1) and read it as same-origin.
  * - A token (`server.console.auth.token`): as `Authorization: Bearer …`, or once at the login page,
  *   which sets a session cookie (HttpOnly, SameSite=Strict): a random id this process remembers
- *   until the visitor signs out, so a sign-out, a restart or a new token ends it. Recorded as
+ *   for 12 hours, until the visitor signs out, or until a restart or a new token. Recorded as
  *   `console@token`.
  * - Basic auth (`auth.user`, `auth.password`): the browser asks; recorded as the user name.
  *
@@ -54,11 +54,13 @@ export type FormDecision = { ok: true } | { ok: false; reason: FormRefusal; mess
 /** The access rules of one console, with this process's key. */
 export class ConsoleAccess {
   readonly #key: Buffer;
-  /** The sessions signed in and not out: cookie value → the digest of the token they signed in with. */
-  readonly #sessions = new Map<string, string>();
+  /** The sessions signed in and not out: cookie value → the digest of the token they signed in with, and their end. */
+  readonly #sessions = new Map<string, { token: string; until: number }>();
+  readonly #now: () => number;
 
-  constructor(key: Buffer = randomBytes(32)) {
+  constructor(key: Buffer = randomBytes(32), now: () => number = Date.now) {
     this.#key = key;
+    this.#now = now;
   }
 
   /** Who the request is from, under the console's auth config. */
@@ -78,9 +80,11 @@ export class ConsoleAccess {
       }
       const session = cookieValue(headers.cookie, SESSION_COOKIE);
       if (session === undefined) return refuse(401, 'no_credentials', 'sign in with the console token', false);
-      return this.#sessions.get(session) === tokenDigest(auth.token)
+      const signedIn = this.#sessions.get(session);
+      if (signedIn && signedIn.until <= this.#now()) this.#sessions.delete(session);
+      return signedIn?.token === tokenDigest(auth.token) && signedIn.until > this.#now()
         ? { allowed: true, who: TOKEN_USER }
-        : refuse(401, 'wrong_credentials', 'the session is over (a restart or a new token): sign in again', false);
+        : refuse(401, 'wrong_credentials', SESSION_OVER, false);
     }
     const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(given)?.[1];
     if (basic === undefined) return refuse(401, 'no_credentials', 'sign in with the console user', true);
@@ -107,7 +111,7 @@ export class ConsoleAccess {
    */
   startSession(token: Secret): string {
     const id = randomBytes(32).toString('base64url');
-    this.#sessions.set(id, tokenDigest(token));
+    this.#sessions.set(id, { token: tokenDigest(token), until: this.#now() + SESSION_LIFETIME_MS });
     // The oldest forgotten past the bound: sign-ins that never sign out cannot grow it for ever.
     if (this.#sessions.size > MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
     return id;
@@ -150,6 +154,15 @@ export class ConsoleAccess {
 
 /** The most sessions remembered at once: past it, the oldest ends. */
 const MAX_SESSIONS = 1_000;
+
+/**
+ * How long a sign-in lasts: one on-call shift. A session never signed out (a shared screen, a
+ * cookie copied off a proxy's log) otherwise let its holder in until the daemon restarted.
+ */
+export const SESSION_LIFETIME_MS = 12 * 3_600_000;
+
+const SESSION_OVER =
+  'the session is over (12 hours after sign-in, a sign-out, a restart or a new token): sign in again';
 
 /** A token's SHA-256, what a session remembers of it. */
 function tokenDigest(token: Secret): string {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ConsoleAccess, LOOPBACK_USER, TOKEN_USER } from '../../src/console/console-access.js';
+import { ConsoleAccess, LOOPBACK_USER, SESSION_LIFETIME_MS, TOKEN_USER } from '../../src/console/console-access.js';
 import { consoleServing, isLoopbackListen, type ConsoleConfig } from '../../src/config/console-config.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { parseConfig } from '../../src/config/load-config.js';
@@ -81,6 +81,20 @@ describe('ConsoleAccess.decide', () => {
       reason: 'wrong_credentials',
     });
     expect(access.decide({ cookie: `dw_console=${theirs}` }, tokenAuth)).toEqual({ allowed: true, who: TOKEN_USER });
+  });
+
+  it('ends a session 12 hours after its sign-in, signed out or not', () => {
+    let now = Date.UTC(2026, 10, 29, 8);
+    const timed = new ConsoleAccess(Buffer.alloc(32, 7), () => now);
+    const cookie = { cookie: `dw_console=${timed.startSession(new Secret(TOKEN))}` };
+    now += SESSION_LIFETIME_MS - 1;
+    expect(timed.decide(cookie, tokenAuth)).toEqual({ allowed: true, who: TOKEN_USER });
+    now += 1;
+    expect(timed.decide(cookie, tokenAuth)).toMatchObject({
+      allowed: false,
+      reason: 'wrong_credentials',
+      message: expect.stringContaining('12 hours after sign-in'),
+    });
   });
 
   it('ends every session when the token changes', () => {
