@@ -4,6 +4,7 @@
  * so one that sends a new value on every record or every cycle (an error text in a state field)
  * would otherwise add a warning line and a remembered key each time, for months.
  */
+import { getOrAdd } from '../lib/get-or-add.js';
 
 /** Values told apart per group (a record kind, a function's field) before the group goes quiet. */
 const VALUES_PER_GROUP = 20;
@@ -19,8 +20,7 @@ export class WarnedOnce {
 
   /** Whether to warn of `value` of `group` now; remembers it. */
   take(group: string, value: string): WarnedOnceAnswer {
-    let said = this.#said.get(group);
-    if (!said) this.#said.set(group, (said = new Set()));
+    const said = getOrAdd(this.#said, group, () => new Set<string>());
     if (said.size >= this.perGroup || said.has(value)) return 'quiet';
     said.add(value);
     return said.size === this.perGroup ? 'last' : 'warn';
