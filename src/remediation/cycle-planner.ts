@@ -27,8 +27,12 @@ import type { RemediationStore } from './remediation-store.js';
 import { environmentOf, suspensionCovering, type Suspension } from './suspension.js';
 
 const HOUR_MS = 3_600_000;
-/** Skips that are the same decision still in progress, not news: not written to the audit. */
-const QUIET_SKIPS: ReadonlySet<SkipReason> = new Set<SkipReason>(['attempt_in_progress']);
+/**
+ * Skips that are not news, counted in the report but not written to the audit: the same decision
+ * still in progress, or a policy that by its config acts only when a person asks (a row per alert
+ * said nothing the config did not, and under a button-only policy buried `/actions` in them).
+ */
+const QUIET_SKIPS: ReadonlySet<SkipReason> = new Set<SkipReason>(['attempt_in_progress', 'not_automatic']);
 
 /** What one cycle's planning decided. */
 export interface CycleReport {
