@@ -89,8 +89,13 @@ const REFUSED: Readonly<Record<string, (permission: string) => string>> = {
   not_found: () => 'the app is gone',
 };
 
-/** Refusals that do not go away by themselves: remembered (per app, or for the token) until a reload. */
+/**
+ * Refusals that do not go away by themselves: remembered (per app, or for the token) for
+ * `REFUSAL_MEMORY_MS`, then asked again. A plan upgraded or a permission granted is seen within
+ * the hour, without a reload, at the cost of one request per app and hour while it lasts.
+ */
 const LASTING: ReadonlySet<string> = new Set(['plan_required', 'function_not_allowed', 'access_denied']);
+const REFUSAL_MEMORY_MS = 60 * 60_000;
 
 /** What is read, and how it is named in a note. */
 const WHAT = { 'runs.get': 'run detail', 'logs.tail': 'logs', 'restore_points.list': 'restore point' } as const;
@@ -111,8 +116,8 @@ export class ContextReader {
   /** Failures of passes and of storing a read: once a minute each with a count (a store that is down fails them all). */
   readonly #quiet: RepeatedLog;
   readonly #loop: BackgroundLoop<ContextPass>;
-  /** Lasting refusals, by function (the token's) or function and app: the note they give. */
-  readonly #refused = new Map<string, string>();
+  /** Lasting refusals, by function (the token's) or function and app: the note they give, and until when. */
+  readonly #refused = new Map<string, { note: string; until: number }>();
   /** Causes already logged (function and code). */
   readonly #warned = new Set<string>();
 
@@ -269,7 +274,7 @@ export class ContextReader {
    * noted as it is. Undefined when there is no answer; aborted: nothing noted.
    */
   async #read<T>(fn: ReadFn, { ask, context, pass }: Reading, call: () => Promise<T>): Promise<T | undefined> {
-    const remembered = this.#refused.get(fn) ?? this.#refused.get(`${fn}:${ask.appId}`);
+    const remembered = this.#remembered(fn) ?? this.#remembered(`${fn}:${ask.appId}`);
     if (remembered) {
       context.notes.push(remembered);
       return undefined;
@@ -294,9 +299,20 @@ export class ContextReader {
       return note;
     }
     const note = `${what} not available: ${REFUSED[err.code]!(FUNCTIONS[fn].permission)} (${err.code})`;
-    if (LASTING.has(err.code)) this.#refused.set(err.code === 'function_not_allowed' ? fn : `${fn}:${ask.appId}`, note);
+    if (LASTING.has(err.code)) {
+      const key = err.code === 'function_not_allowed' ? fn : `${fn}:${ask.appId}`;
+      this.#refused.set(key, { note, until: this.#p.clock.now() + REFUSAL_MEMORY_MS });
+    }
     this.#warnOnce(`${fn}:${err.code}`, { fn, app: ask.appId, code: err.code }, `${note}; alerts say so instead`);
     return note;
+  }
+
+  /** The note of a lasting refusal still remembered under `key`; a refusal whose hour is over is forgotten. */
+  #remembered(key: string): string | undefined {
+    const refusal = this.#refused.get(key);
+    if (refusal && this.#p.clock.now() < refusal.until) return refusal.note;
+    this.#refused.delete(key);
+    return undefined;
   }
 
   #warnOnce(cause: string, fields: Record<string, unknown>, msg: string): void {

@@ -258,6 +258,23 @@ describe('the context of a failed run, delivered', () => {
     const warnings = logs.lines().filter((l) => l.level === 40 && String(l.msg).includes('plan_required'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ stage: 'context', fn: 'logs.tail', code: 'plan_required' });
+
+    // The plan upgraded: within the hour the refusal is still remembered; after it, asked again
+    // and read, without a reload.
+    const project = sim.control.state.projectOf(first);
+    project.plan = PLANS_WITH_LOGS[0]!;
+    clock.advance(59 * MINUTE);
+    const d = sim.control.addRun({ appId: first.id, action: 'deploy', state: 'error', reason: 'fourth' });
+    await wd!.runOnce(['runs']);
+    await wd!.deliverDue();
+    expect(sections(delivered(`#${d.id}`).slack[0])[0]).toContain(`*Note:* ${note}`);
+    expect(requests('logs.tail', first.id)).toBe(1);
+    clock.advance(2 * MINUTE);
+    const e = sim.control.addRun({ appId: first.id, action: 'deploy', state: 'error', reason: 'fifth' });
+    await wd!.runOnce(['runs']);
+    await wd!.deliverDue();
+    expect(requests('logs.tail', first.id)).toBe(2);
+    expect(JSON.stringify(delivered(`#${e.id}`).slack[0])).not.toContain('plan_required');
   });
 
   it('a token without view_logs: one refused request, then none; each alert says why', async () => {
