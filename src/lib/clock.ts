@@ -1,3 +1,6 @@
+import { formatUtc } from './format-utc.js';
+import type { Logger } from './logger.js';
+
 /**
  * Time as the rest of the code sees it. Everything that reads the time or waits takes a Clock,
  * so tests drive time-based rules with a fake clock instead of sleeping.
@@ -42,6 +45,12 @@ export function latestWaitEnd(now: number, longestMs: number): number {
  */
 export function clockWentBack(notBefore: number, now: number, longestMs: number): boolean {
   return notBefore > latestWaitEnd(now, longestMs);
+}
+
+/** Says, at warn, that a wait set for `setFor` ends early at `now` ({@link clockWentBack}); `what` names it. */
+export function warnClockWentBack(log: Logger, what: string, setFor: number, now: number): void {
+  const [at, by] = [formatUtc(setFor, 'iso'), formatUtc(now, 'iso')];
+  log.warn({ setFor: at, now: by }, `the clock went back: ${what} (it was set for ${at}, now ${by})`);
 }
 
 /**

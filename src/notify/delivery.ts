@@ -28,10 +28,9 @@ import { backoffDelay, LOOP_BACKOFF } from '../lib/backoff.js';
 import { errorCode, RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import { clockWentBack, type Clock } from '../lib/clock.js';
+import { clockWentBack, warnClockWentBack, type Clock } from '../lib/clock.js';
 import { clockTimeout } from '../lib/clock-timeout.js';
 import { errorText } from '../lib/error-text.js';
-import { formatUtc } from '../lib/format-utc.js';
 import type { Metrics } from '../lib/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import { MAX_RETRY_AFTER_MS, type Channel } from './channels/channel.js';
@@ -295,7 +294,7 @@ export class Delivery {
       if (!clockWentBack(state.pausedUntil, now, longest)) return report;
       // Retried now, not at now + the longest wait: a receiver still unwell says so again, and the
       // pause it asks for then is a true one; kept, the pause would cost the step too.
-      this.#clockWentBack(`channel ${name}'s pause ended early`, state.pausedUntil, now);
+      warnClockWentBack(this.#log, `channel ${name}'s pause ended early`, state.pausedUntil, now);
       rows.resumeChannel(name);
       state.pausedUntil = null;
     }
@@ -311,7 +310,7 @@ export class Delivery {
     const early = due.filter((r) => r.nextAttemptAt !== null && r.nextAttemptAt > now);
     if (early.length > 0) {
       const latest = Math.max(...early.map((r) => r.nextAttemptAt ?? 0));
-      this.#clockWentBack(`${early.length} notifications of channel ${name} are retried early`, latest, now);
+      warnClockWentBack(this.#log, `${early.length} notifications of channel ${name} are retried early`, latest, now);
     }
     const messages = groupDue(due, settings.max_items_per_message, this.options.attach);
     const log = this.#log.child({ channel: name });
@@ -412,12 +411,6 @@ export class Delivery {
    */
   #longestWaitMs(): number {
     return Math.max(this.options.settings.delivery.max_backoff, MAX_RETRY_AFTER_MS);
-  }
-
-  /** Says, at warn, that a wait was cut short because the clock went back. */
-  #clockWentBack(what: string, setFor: number, now: number): void {
-    const [at, by] = [formatUtc(setFor, 'iso'), formatUtc(now, 'iso')];
-    this.#log.warn({ setFor: at, now: by }, `the clock went back: ${what} (it was set for ${at}, now ${by})`);
   }
 
   /** The channel's pause after its `failures`-th failure in a row: exponential, capped, with jitter. */

@@ -45,8 +45,8 @@ export class Digest {
   readonly #log: Logger;
 
   constructor(private readonly options: DigestOptions) {
-    this.#localTime = localTimeReader(options.settings.time_zone, 'notify.digest');
-    this.#atMinute = minuteOf(options.settings.at, 'notify.digest.at', false);
+    this.#localTime = localTimeReader(options.settings.time_zone);
+    this.#atMinute = minuteOf(options.settings.at);
     // `settings.channels` empty means every configured channel.
     this.#channels = options.settings.channels.length > 0 ? options.settings.channels : options.router.allChannels;
     this.#log = options.logger ?? silentLogger;

@@ -7,11 +7,6 @@ import type { MuteWindowSettings } from './notify-settings.js';
 
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
-/** A mute window or its reference that cannot be used; the message names the culprit. */
-export class MuteWindowError extends Error {
-  override name = 'MuteWindowError';
-}
-
 /** Local wall-clock facts of one instant in one time zone. */
 interface LocalTime {
   /** 0 = Sunday. */
@@ -28,21 +23,15 @@ export interface MuteWindow {
 }
 
 /**
- * Compiles one `notify.mute_windows` entry. A range whose end is before its start crosses midnight
- * and belongs to the weekday it STARTS on: `friday 22:00-06:00` covers Saturday 03:00. `24:00` is
- * allowed as an end. Throws {@link MuteWindowError} for an unknown time zone, weekday or time.
+ * Compiles one `notify.mute_windows` entry, as the config's schema (`notify-schema.ts`) accepted it:
+ * a known time zone, weekdays, times of day `HH:MM` (`24:00` as an end), each start apart from its
+ * end. A range whose end is before its start crosses midnight and belongs to the weekday it STARTS
+ * on: `friday 22:00-06:00` covers Saturday 03:00.
  */
 export function compileMuteWindow(settings: MuteWindowSettings): MuteWindow {
-  const where = `mute window ${JSON.stringify(settings.name)}`;
-  const localTimeOf = localTimeReader(settings.time_zone, where);
-  const days = weekdaySet(settings.weekdays, where);
-  if (settings.times.length === 0) throw new MuteWindowError(`${where}: times must list at least one range`);
-  const ranges = settings.times.map((t, i) => {
-    const start = minuteOf(t.start, `${where} times[${i}].start`, false);
-    const end = minuteOf(t.end, `${where} times[${i}].end`, true);
-    if (start === end) throw new MuteWindowError(`${where} times[${i}]: start and end are equal (${t.start})`);
-    return { start, end };
-  });
+  const localTimeOf = localTimeReader(settings.time_zone);
+  const days = weekdaySet(settings.weekdays);
+  const ranges = settings.times.map((t) => ({ start: minuteOf(t.start), end: minuteOf(t.end) }));
   return {
     name: settings.name,
     isActive(now: number): boolean {
@@ -57,40 +46,26 @@ export function compileMuteWindow(settings: MuteWindowSettings): MuteWindow {
   };
 }
 
-/**
- * Compiles every window by name. Throws {@link MuteWindowError} for a duplicate name or a bad window.
- */
+/** Compiles every window by name (the config refuses two of one name: `config-references.ts`). */
 export function compileMuteWindows(settings: readonly MuteWindowSettings[]): Map<string, MuteWindow> {
-  const out = new Map<string, MuteWindow>();
-  for (const s of settings) {
-    if (out.has(s.name)) throw new MuteWindowError(`mute window ${JSON.stringify(s.name)} is defined twice`);
-    out.set(s.name, compileMuteWindow(s));
-  }
-  return out;
+  return new Map(settings.map((s) => [s.name, compileMuteWindow(s)]));
 }
 
 /**
- * Reads a local time in `timeZone`. Also used by the digest. Throws {@link MuteWindowError} naming
- * `where` when the time zone is unknown.
+ * Reads a local time in `timeZone`, one the config's schema knows (`timeZoneSchema`). Also used by
+ * the digest.
  */
-export function localTimeReader(timeZone: string, where: string): (now: number) => LocalTime & { date: string } {
-  let format: Intl.DateTimeFormat;
-  try {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      weekday: 'long',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-  } catch {
-    throw new MuteWindowError(
-      `${where}: unknown time zone ${JSON.stringify(timeZone)} (use an IANA name such as Europe/Berlin)`,
-    );
-  }
+export function localTimeReader(timeZone: string): (now: number) => LocalTime & { date: string } {
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    weekday: 'long',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
   return (now) => {
     const parts = Object.fromEntries(format.formatToParts(new Date(now)).map((p) => [p.type, p.value]));
     const weekday = DAYS.indexOf(String(parts.weekday).toLowerCase() as (typeof DAYS)[number]);
@@ -102,23 +77,17 @@ export function localTimeReader(timeZone: string, where: string): (now: number) 
   };
 }
 
-/** Parses `HH:MM` into minutes since midnight; throws naming `where`. */
-export function minuteOf(text: string, where: string, allowEndOfDay: boolean): number {
-  const m = /^([01]\d|2[0-4]):([0-5]\d)$/.exec(text);
-  const minute = m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
-  if (!m || minute > 24 * 60 || (minute === 24 * 60 && !allowEndOfDay)) {
-    throw new MuteWindowError(
-      `${where}: ${JSON.stringify(text)} is not a time of day (HH:MM, 00:00 to 23:59${allowEndOfDay ? ', or 24:00' : ''})`,
-    );
-  }
-  return minute;
+/** A time of day `HH:MM` (as the config's schema checked it) in minutes since midnight. */
+export function minuteOf(text: string): number {
+  return Number(text.slice(0, 2)) * 60 + Number(text.slice(3));
 }
 
-function weekdaySet(weekdays: readonly string[] | undefined, where: string): Set<number> {
-  if (!weekdays || weekdays.length === 0) return new Set([0, 1, 2, 3, 4, 5, 6]);
+/** The weekdays of `weekdays` (days and ranges, lowercased by the schema); absent: every day. */
+function weekdaySet(weekdays: readonly string[] | undefined): Set<number> {
+  if (!weekdays) return new Set([0, 1, 2, 3, 4, 5, 6]);
   const out = new Set<number>();
   for (const entry of weekdays) {
-    const [from, to = from] = entry.split(':').map((s) => dayOf(s, where));
+    const [from, to = from] = entry.split(':').map(dayOf);
     // A range wraps around the week: saturday:monday is Sat, Sun, Mon.
     for (let d = from as number; ; d = (d + 1) % 7) {
       out.add(d);
@@ -128,13 +97,7 @@ function weekdaySet(weekdays: readonly string[] | undefined, where: string): Set
   return out;
 }
 
-function dayOf(text: string, where: string): number {
-  const t = text.trim().toLowerCase();
-  const i = DAYS.findIndex((d) => d === t || (t.length === 3 && d.startsWith(t)));
-  if (i < 0) {
-    throw new MuteWindowError(
-      `${where}: ${JSON.stringify(text)} is not a weekday (monday … sunday, mon … sun, or a range monday:friday)`,
-    );
-  }
-  return i;
+/** A weekday's number (0 = Sunday) from its name or its three-letter abbreviation. */
+function dayOf(name: string): number {
+  return DAYS.findIndex((d) => d.startsWith(name));
 }

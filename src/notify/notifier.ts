@@ -83,7 +83,7 @@ export function underwayNotice(alert: AlertRow): NoticeNotification {
   return { type: 'notice', topic: 'underway', title: alert.summary, fingerprint: alert.fingerprint, threadOnly: true };
 }
 
-/** Builds the notification pipeline. Throws `RouteError` / `MuteWindowError` for unusable config. */
+/** Builds the notification pipeline. Throws `RouteError` for unusable config. */
 export function createNotifier(options: NotifierOptions): Notifier {
   const { store, notify, alerts, channels, clock, context } = options;
   const base = options.logger ?? silentLogger;

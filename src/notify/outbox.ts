@@ -9,9 +9,8 @@
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
 import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
-import { clockWentBack } from '../lib/clock.js';
+import { clockWentBack, warnClockWentBack } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { formatUtc } from '../lib/format-utc.js';
 import { getOrAdd } from '../lib/get-or-add.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
@@ -388,11 +387,8 @@ export class Outbox {
       return row.nextAttemptAt !== null && clockWentBack(row.nextAttemptAt, now, route.repeatIntervalMs);
     });
     if (early.length === 0) return;
-    const [at, by] = [formatUtc(Math.max(...early.map((r) => r.nextAttemptAt ?? 0)), 'iso'), formatUtc(now, 'iso')];
-    this.#log.warn(
-      { rows: early.length, setFor: at, now: by },
-      `the clock went back: ${early.length} held repeats are decided again early (held until ${at}, now ${by})`,
-    );
+    const latest = Math.max(...early.map((r) => r.nextAttemptAt ?? 0));
+    warnClockWentBack(this.#log, `${early.length} held repeats are decided again early`, latest, now);
   }
 
   /** What may hold an event back on any of its channels: a silence, an inhibition, its context being read. */

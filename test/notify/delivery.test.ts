@@ -437,7 +437,7 @@ describe('a wall clock stepped back', () => {
     await h.notifier.deliverDue();
     expect(other.received).toHaveLength(2);
     expect(clockWarnings(h)).toEqual([
-      'the clock went back: 1 held repeats are decided again early (held until 2026-11-02T13:30:00Z, now 2026-11-02T11:00:05Z)',
+      'the clock went back: 1 held repeats are decided again early (it was set for 2026-11-02T13:30:00Z, now 2026-11-02T11:00:05Z)',
     ]);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileMuteWindow, MuteWindowError } from '../../src/notify/mute-windows.js';
+import { checkReferences } from '../../src/config/config-references.js';
+import { compileMuteWindow } from '../../src/notify/mute-windows.js';
+import { notifySchema } from '../../src/notify/notify-schema.js';
 import type { MuteWindowSettings } from '../../src/notify/notify-settings.js';
 
 const night: MuteWindowSettings = {
@@ -47,14 +49,28 @@ describe('compileMuteWindow', () => {
     expect(compileMuteWindow(night).isActive(Date.parse('2026-07-01T20:30:00Z'))).toBe(true);
     expect(compileMuteWindow(night).isActive(Date.parse('2026-07-01T19:30:00Z'))).toBe(false);
   });
+});
 
-  it.each<[string, MuteWindowSettings, RegExp]>([
-    ['unknown time zone', { ...night, time_zone: 'Mars/Olympus' }, /unknown time zone "Mars\/Olympus"/],
-    ['bad weekday', { ...night, weekdays: ['funday'] }, /"funday" is not a weekday/],
-    ['bad time', { ...night, times: [{ start: '25:00', end: '06:00' }] }, /"25:00" is not a time of day/],
-    ['equal start and end', { ...night, times: [{ start: '06:00', end: '06:00' }] }, /start and end are equal/],
-  ])('rejects %s', (_name, settings, message) => {
-    expect(() => compileMuteWindow(settings)).toThrow(MuteWindowError);
-    expect(() => compileMuteWindow(settings)).toThrow(message);
+// The compile trusts the config: its schema and its reference checks refuse a window it cannot use.
+describe('a mute window the config refuses', () => {
+  it.each<[string, MuteWindowSettings, string, RegExp]>([
+    ['unknown time zone', { ...night, time_zone: 'Mars/Olympus' }, '0.time_zone', /is not a known IANA time zone/],
+    ['bad weekday', { ...night, weekdays: ['funday'] }, '0.weekdays.0', /must be a weekday/],
+    ['bad time', { ...night, times: [{ start: '25:00', end: '06:00' }] }, '0.times.0.start', /must be a time of day/],
+    ['equal start and end', { ...night, times: [{ start: '06:00', end: '06:00' }] }, '0.times.0.end', /must differ/],
+    ['no times', { ...night, times: [] }, '0.times', /must list at least one time range/],
+  ])('%s', (_name, settings, path, message) => {
+    const parsed = notifySchema.safeParse({ mute_windows: [settings] });
+    const issues = parsed.error?.issues.map((i) => ({ path: i.path.slice(1).join('.'), message: i.message }));
+    expect(issues).toEqual([{ path, message: expect.stringMatching(message) }]);
+  });
+
+  it('a name defined twice', () => {
+    expect(checkReferences({ notify: { mute_windows: [night, { ...night }] } })).toEqual([
+      {
+        path: ['notify', 'mute_windows', 1, 'name'],
+        message: 'duplicate mute window name "night" (first used at index 0)',
+      },
+    ]);
   });
 });

@@ -125,11 +125,6 @@ describe('Router.route', () => {
       { channels: ['nope'], continue: false },
       /notify\.routes\[0\] \(route-1\): channel "nope" is not defined/,
     ],
-    [
-      'unknown mute window',
-      { channels: ['log'], mute_windows: ['night'], continue: false },
-      /mute window "night" is not defined/,
-    ],
     ['bad regex', { channels: ['log'], match_re: { app: '(' }, continue: false }, /not a regular expression RE2 takes/],
     [
       'unknown escalation channel',
