@@ -27,6 +27,7 @@ import { systemClock } from '../lib/clock.js';
 import { Secret } from '../lib/secret.js';
 import { silentLogger } from '../lib/logger.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import {
   FUNCTIONS,
   type AnswerOf,
@@ -280,9 +281,7 @@ type FailAnswer = (problem: ApiResponseError['problem'], detail: string, issuePa
 /** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
 function pageOf(view: z.ZodType): z.ZodType {
-  let page = PAGE_OF_VIEW.get(view);
-  if (!page) PAGE_OF_VIEW.set(view, (page = pageSchema(view)));
-  return page;
+  return getOrAdd(PAGE_OF_VIEW, view, () => pageSchema(view));
 }
 
 /** Builds an {@link ApiClient}. */
