@@ -229,35 +229,11 @@ type GetMethod<N extends FunctionName> = {
   get(id: number, opts?: CallOptions): Promise<AnswerOf<N>>;
 };
 
-/** A change with a body: sent once, with its idempotency key (`ChangeOptions`). */
-type ChangeMethod<N extends FunctionName> = (id: number, body: BodyOf<N>, opts: ChangeOptions) => Promise<AnswerOf<N>>;
-
-/** The API client: every function of the catalogue, by resource. */
-export interface ApiClient {
-  apps: GetMethod<'apps.get'> &
-    ListMethods<'apps.list'> & {
-      backup: ChangeMethod<'apps.backup'>;
-      maintenance: ChangeMethod<'apps.maintenance'>;
-      restart(id: number, opts: ChangeOptions): Promise<AnswerOf<'apps.restart'>>;
-      update: ChangeMethod<'apps.update'>;
-      updateModules: ChangeMethod<'apps.update_modules'>;
-    };
-  runs: GetMethod<'runs.get'> & ListMethods<'runs.list'> & { retry: ChangeMethod<'runs.retry'> };
-  backups: GetMethod<'backups.get'> & ListMethods<'backups.list'>;
-  urls: ListMethods<'urls.list'>;
-  servers: GetMethod<'servers.get'> & ListMethods<'servers.list'>;
-  projects: GetMethod<'projects.get'> & ListMethods<'projects.list'>;
-  installers: GetMethod<'installers.get'> & ListMethods<'installers.list'>;
-  /** The restore points of one app (`restore_points.list`, a list below the app). */
-  restorePoints(appId: number): ListMethods<'restore_points.list'>;
-  logs: { tail(appId: number, query?: QueryOf<'logs.tail'>, opts?: CallOptions): Promise<AnswerOf<'logs.tail'>> };
-  attention: { list(query?: QueryOf<'attention.list'>, opts?: CallOptions): Promise<AnswerOf<'attention.list'>> };
-  whoami(query?: QueryOf<'whoami'>, opts?: CallOptions): Promise<AnswerOf<'whoami'>>;
-  /** Calls any function by its dotted name; every method above goes through here. */
-  call<N extends FunctionName>(name: N, args?: CallArgs<N>, opts?: CallOptions): Promise<AnswerOf<N>>;
-  /** Closes the dispatcher if the client created it; later calls throw ApiUsageError. */
-  close(): Promise<void>;
-}
+/**
+ * The API client: every function of the catalogue, by resource, as {@link createApiClient} builds
+ * it (its type is that of what it returns: the methods are said once, there).
+ */
+export type ApiClient = ReturnType<typeof createApiClient>;
 
 const API_PREFIX = '/api/v1';
 const EXCERPT_CHARS = 200;
@@ -285,7 +261,7 @@ function pageOf(view: z.ZodType): z.ZodType {
 }
 
 /** Builds an {@link ApiClient}. */
-export function createApiClient(options: ApiClientOptions): ApiClient {
+export function createApiClient(options: ApiClientOptions) {
   const baseUrl = new URL(options.baseUrl);
   const origin = baseUrl.origin;
   const root = `${baseUrl.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
@@ -799,6 +775,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
   }
 
+  /** A change with a body: sent once, with its idempotency key (`ChangeOptions`). */
   const change =
     <N extends FunctionName>(name: N) =>
     (id: number, body: BodyOf<N>, opts: ChangeOptions) =>
@@ -810,7 +787,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       ...listMethods('apps.list'),
       backup: change('apps.backup'),
       maintenance: change('apps.maintenance'),
-      restart: (id, opts) => call('apps.restart', { id, body: {} }, opts),
+      restart: (id: number, opts: ChangeOptions) => call('apps.restart', { id, body: {} }, opts),
       update: change('apps.update'),
       updateModules: change('apps.update_modules'),
     },
@@ -820,12 +797,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     servers: { get: get('servers.get'), ...listMethods('servers.list') },
     projects: { get: get('projects.get'), ...listMethods('projects.list') },
     installers: { get: get('installers.get'), ...listMethods('installers.list') },
-    restorePoints: (appId) => listMethods('restore_points.list', appId),
-    logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
-    attention: { list: (query, opts) => handOn(call('attention.list', { query }, opts), opts) },
-    whoami: (query, opts) => call('whoami', { query }, opts),
+    /** The restore points of one app (`restore_points.list`, a list below the app). */
+    restorePoints: (appId: number) => listMethods('restore_points.list', appId),
+    logs: {
+      tail: (appId: number, query?: QueryOf<'logs.tail'>, opts?: CallOptions) =>
+        call('logs.tail', { id: appId, query }, opts),
+    },
+    attention: {
+      list: (query?: QueryOf<'attention.list'>, opts?: CallOptions) =>
+        handOn(call('attention.list', { query }, opts), opts),
+    },
+    whoami: (query?: QueryOf<'whoami'>, opts?: CallOptions) => call('whoami', { query }, opts),
+    /** Calls any function by its dotted name; every method above goes through here. */
     call,
-    close: async () => {
+    /** Closes the dispatcher if the client created it; later calls throw ApiUsageError. */
+    close: async (): Promise<void> => {
       if (closed) return;
       closed = true;
       if (ownsDispatcher) await dispatcher.close();
