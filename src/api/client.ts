@@ -252,7 +252,11 @@ export const PAGE_SIZE_STEPS: readonly number[] = [1000, 500, 200, 100, 50];
 const NEWEST_FIRST: ReadonlySet<FunctionName> = new Set(['runs.list', 'backups.list', 'restore_points.list']);
 
 /** The {@link ApiResponseError} of the answer being read: what is wrong with it, and where. */
-type FailAnswer = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError;
+type FailAnswer = (
+  problem: ApiResponseError['problem'],
+  detail: string,
+  where?: Partial<Pick<ApiResponseError, 'issuePaths' | 'record'>>,
+) => ApiResponseError;
 
 /** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
@@ -572,8 +576,8 @@ export function createApiClient(options: ApiClientOptions) {
     const { spec, answer: schema, perRecord } = target;
     const { status, body: received } = res;
     const retryAfterMs = parseRetryAfter(res.retryAfter, clock.now());
-    const fail: FailAnswer = (problem, detail, issuePaths) =>
-      new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
+    const fail: FailAnswer = (problem, detail, where) =>
+      new ApiResponseError(spec.name, { status, problem, detail, retryAfterMs, ...where });
     // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
     const data = typeof received === 'string' ? dataOfText(spec, status, received, retryAfterMs, fail) : received.data;
     const passed = typeof received === 'string' ? undefined : received.passed;
@@ -582,7 +586,7 @@ export function createApiClient(options: ApiClientOptions) {
       return passed ? { ...page, passed } : page;
     }
     const { whole, aside } = perRecord ? recordsOneByOne(spec, schema, data) : { whole: data, aside: [] };
-    const parsedWhole = interpretWhole(spec, schema, status, whole, retryAfterMs);
+    const parsedWhole = interpretWhole(spec, schema, whole, fail);
     if (aside.length > 0) return { ...(parsedWhole as object), quarantined: aside };
     return passed ? { ...(parsedWhole as Page<unknown>), passed } : parsedWhole;
   }
@@ -611,27 +615,16 @@ export function createApiClient(options: ApiClientOptions) {
   }
 
   /** A whole answer parsed with `schema`, or the error that names what does not fit. */
-  function interpretWhole(
-    spec: FunctionSpec,
-    schema: z.ZodType,
-    status: number,
-    data: unknown,
-    retryAfterMs: number | undefined,
-  ): unknown {
+  function interpretWhole(spec: FunctionSpec, schema: z.ZodType, data: unknown, fail: FailAnswer): unknown {
     const read = parseRecord(schema, data, options.extraValues, zonelessAsUtc);
     if (read.ok) return read.data;
-    const issues = read.issues.slice(0, 5).map((issue) => {
-      const where = describePath(issue.path, data, '(answer)');
-      return { where, text: `${where}: ${issue.message}` };
-    });
+    const shown = read.issues.slice(0, 5);
+    const issuePaths = shown.map((issue) => describePath(issue.path, data, '(answer)'));
     const more = read.issues.length > 5 ? ` (+${read.issues.length - 5} more)` : '';
-    throw new ApiResponseError(spec.name, {
-      status,
-      problem: 'schema',
-      detail: issues.map((i) => i.text).join('; ') + more,
-      issuePaths: issues.map((i) => i.where),
-      retryAfterMs,
-      // A read of one record that does not fit says what is wrong with the record, for its quarantine.
+    const detail = shown.map((issue, i) => `${issuePaths[i]}: ${issue.message}`).join('; ') + more;
+    // A read of one record that does not fit says what is wrong with the record, for its quarantine.
+    throw fail('schema', detail, {
+      issuePaths,
       record: !spec.paged && recordKindOf(spec.name) ? read.problem : undefined,
     });
   }
@@ -645,7 +638,7 @@ export function createApiClient(options: ApiClientOptions) {
     if (!envelope.success) {
       const issue = envelope.error.issues[0]!;
       const where = describePath(issue.path, data, '(answer)');
-      throw fail('schema', `${where}: ${issue.message}`, [where]);
+      throw fail('schema', `${where}: ${issue.message}`, { issuePaths: [where] });
     }
     const itemSchema = elementSchemaOf(schema, 'items');
     if (!itemSchema) throw new Error('not a page schema: no items array');
