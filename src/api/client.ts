@@ -604,13 +604,12 @@ export function createApiClient(options: ApiClientOptions) {
     const records = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
     const element = elementSchemaOf(schema, field);
     if (!Array.isArray(records) || !element) return { whole: data, aside: [] };
-    const kept: unknown[] = [];
     const aside: QuarantinedRecord[] = [];
-    for (const record of records) {
+    const kept = records.filter((record) => {
       const read = parseRecord(element, record, options.extraValues, zonelessAsUtc);
-      if (read.ok) kept.push(record);
-      else aside.push(quarantined(spec.name, record, read.problem));
-    }
+      if (!read.ok) aside.push(quarantined(spec.name, record, read.problem));
+      return read.ok;
+    });
     return { whole: aside.length > 0 ? { ...(data as object), [field]: kept } : data, aside };
   }
 
