@@ -448,11 +448,7 @@ export function createApiClient(options: ApiClientOptions) {
       backstopMs: limitMs + 1_000,
       maxBytes: maxAnswerBytes,
       largeAnswers,
-      read: !target.spec.paged
-        ? undefined
-        : opts.passOver
-          ? (bytes, status) => readListAnswer(bytes, status, opts.passOver)
-          : readListAnswer,
+      read: target.spec.paged ? (bytes, status) => readListAnswer(bytes, status, opts.passOver) : undefined,
     });
     const end = (reason: TransportReason) => {
       ended ??= reason;
