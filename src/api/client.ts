@@ -27,6 +27,7 @@ import { systemClock } from '../lib/clock.js';
 import { Secret } from '../lib/secret.js';
 import { silentLogger } from '../lib/logger.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import {
   FUNCTIONS,
   type AnswerOf,
@@ -228,35 +229,11 @@ type GetMethod<N extends FunctionName> = {
   get(id: number, opts?: CallOptions): Promise<AnswerOf<N>>;
 };
 
-/** A change with a body: sent once, with its idempotency key (`ChangeOptions`). */
-type ChangeMethod<N extends FunctionName> = (id: number, body: BodyOf<N>, opts: ChangeOptions) => Promise<AnswerOf<N>>;
-
-/** The API client: every function of the catalogue, by resource. */
-export interface ApiClient {
-  apps: GetMethod<'apps.get'> &
-    ListMethods<'apps.list'> & {
-      backup: ChangeMethod<'apps.backup'>;
-      maintenance: ChangeMethod<'apps.maintenance'>;
-      restart(id: number, opts: ChangeOptions): Promise<AnswerOf<'apps.restart'>>;
-      update: ChangeMethod<'apps.update'>;
-      updateModules: ChangeMethod<'apps.update_modules'>;
-    };
-  runs: GetMethod<'runs.get'> & ListMethods<'runs.list'> & { retry: ChangeMethod<'runs.retry'> };
-  backups: GetMethod<'backups.get'> & ListMethods<'backups.list'>;
-  urls: ListMethods<'urls.list'>;
-  servers: GetMethod<'servers.get'> & ListMethods<'servers.list'>;
-  projects: GetMethod<'projects.get'> & ListMethods<'projects.list'>;
-  installers: GetMethod<'installers.get'> & ListMethods<'installers.list'>;
-  /** The restore points of one app (`restore_points.list`, a list below the app). */
-  restorePoints(appId: number): ListMethods<'restore_points.list'>;
-  logs: { tail(appId: number, query?: QueryOf<'logs.tail'>, opts?: CallOptions): Promise<AnswerOf<'logs.tail'>> };
-  attention: { list(query?: QueryOf<'attention.list'>, opts?: CallOptions): Promise<AnswerOf<'attention.list'>> };
-  whoami(query?: QueryOf<'whoami'>, opts?: CallOptions): Promise<AnswerOf<'whoami'>>;
-  /** Calls any function by its dotted name; every method above goes through here. */
-  call<N extends FunctionName>(name: N, args?: CallArgs<N>, opts?: CallOptions): Promise<AnswerOf<N>>;
-  /** Closes the dispatcher if the client created it; later calls throw ApiUsageError. */
-  close(): Promise<void>;
-}
+/**
+ * The API client: every function of the catalogue, by resource, as {@link createApiClient} builds
+ * it (its type is that of what it returns: the methods are said once, there).
+ */
+export type ApiClient = ReturnType<typeof createApiClient>;
 
 const API_PREFIX = '/api/v1';
 const EXCERPT_CHARS = 200;
@@ -275,18 +252,20 @@ export const PAGE_SIZE_STEPS: readonly number[] = [1000, 500, 200, 100, 50];
 const NEWEST_FIRST: ReadonlySet<FunctionName> = new Set(['runs.list', 'backups.list', 'restore_points.list']);
 
 /** The {@link ApiResponseError} of the answer being read: what is wrong with it, and where. */
-type FailAnswer = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError;
+type FailAnswer = (
+  problem: ApiResponseError['problem'],
+  detail: string,
+  where?: Partial<Pick<ApiResponseError, 'issuePaths' | 'record'>>,
+) => ApiResponseError;
 
 /** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
 function pageOf(view: z.ZodType): z.ZodType {
-  let page = PAGE_OF_VIEW.get(view);
-  if (!page) PAGE_OF_VIEW.set(view, (page = pageSchema(view)));
-  return page;
+  return getOrAdd(PAGE_OF_VIEW, view, () => pageSchema(view));
 }
 
 /** Builds an {@link ApiClient}. */
-export function createApiClient(options: ApiClientOptions): ApiClient {
+export function createApiClient(options: ApiClientOptions) {
   const baseUrl = new URL(options.baseUrl);
   const origin = baseUrl.origin;
   const root = `${baseUrl.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
@@ -469,11 +448,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       backstopMs: limitMs + 1_000,
       maxBytes: maxAnswerBytes,
       largeAnswers,
-      read: !target.spec.paged
-        ? undefined
-        : opts.passOver
-          ? (bytes, status) => readListAnswer(bytes, status, opts.passOver)
-          : readListAnswer,
+      read: target.spec.paged ? (bytes, status) => readListAnswer(bytes, status, opts.passOver) : undefined,
     });
     const end = (reason: TransportReason) => {
       ended ??= reason;
@@ -597,8 +572,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const { spec, answer: schema, perRecord } = target;
     const { status, body: received } = res;
     const retryAfterMs = parseRetryAfter(res.retryAfter, clock.now());
-    const fail: FailAnswer = (problem, detail, issuePaths) =>
-      new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
+    const fail: FailAnswer = (problem, detail, where) =>
+      new ApiResponseError(spec.name, { status, problem, detail, retryAfterMs, ...where });
     // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
     const data = typeof received === 'string' ? dataOfText(spec, status, received, retryAfterMs, fail) : received.data;
     const passed = typeof received === 'string' ? undefined : received.passed;
@@ -607,7 +582,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return passed ? { ...page, passed } : page;
     }
     const { whole, aside } = perRecord ? recordsOneByOne(spec, schema, data) : { whole: data, aside: [] };
-    const parsedWhole = interpretWhole(spec, schema, status, whole, retryAfterMs);
+    const parsedWhole = interpretWhole(spec, schema, whole, fail);
     if (aside.length > 0) return { ...(parsedWhole as object), quarantined: aside };
     return passed ? { ...(parsedWhole as Page<unknown>), passed } : parsedWhole;
   }
@@ -625,38 +600,26 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const records = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
     const element = elementSchemaOf(schema, field);
     if (!Array.isArray(records) || !element) return { whole: data, aside: [] };
-    const kept: unknown[] = [];
     const aside: QuarantinedRecord[] = [];
-    for (const record of records) {
+    const kept = records.filter((record) => {
       const read = parseRecord(element, record, options.extraValues, zonelessAsUtc);
-      if (read.ok) kept.push(record);
-      else aside.push(quarantined(spec.name, record, read.problem));
-    }
+      if (!read.ok) aside.push(quarantined(spec.name, record, read.problem));
+      return read.ok;
+    });
     return { whole: aside.length > 0 ? { ...(data as object), [field]: kept } : data, aside };
   }
 
   /** A whole answer parsed with `schema`, or the error that names what does not fit. */
-  function interpretWhole(
-    spec: FunctionSpec,
-    schema: z.ZodType,
-    status: number,
-    data: unknown,
-    retryAfterMs: number | undefined,
-  ): unknown {
+  function interpretWhole(spec: FunctionSpec, schema: z.ZodType, data: unknown, fail: FailAnswer): unknown {
     const read = parseRecord(schema, data, options.extraValues, zonelessAsUtc);
     if (read.ok) return read.data;
-    const issues = read.issues.slice(0, 5).map((issue) => {
-      const where = describePath(issue.path, data, '(answer)');
-      return { where, text: `${where}: ${issue.message}` };
-    });
+    const shown = read.issues.slice(0, 5);
+    const issuePaths = shown.map((issue) => describePath(issue.path, data, '(answer)'));
     const more = read.issues.length > 5 ? ` (+${read.issues.length - 5} more)` : '';
-    throw new ApiResponseError(spec.name, {
-      status,
-      problem: 'schema',
-      detail: issues.map((i) => i.text).join('; ') + more,
-      issuePaths: issues.map((i) => i.where),
-      retryAfterMs,
-      // A read of one record that does not fit says what is wrong with the record, for its quarantine.
+    const detail = shown.map((issue, i) => `${issuePaths[i]}: ${issue.message}`).join('; ') + more;
+    // A read of one record that does not fit says what is wrong with the record, for its quarantine.
+    throw fail('schema', detail, {
+      issuePaths,
       record: !spec.paged && recordKindOf(spec.name) ? read.problem : undefined,
     });
   }
@@ -670,7 +633,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (!envelope.success) {
       const issue = envelope.error.issues[0]!;
       const where = describePath(issue.path, data, '(answer)');
-      throw fail('schema', `${where}: ${issue.message}`, [where]);
+      throw fail('schema', `${where}: ${issue.message}`, { issuePaths: [where] });
     }
     const itemSchema = elementSchemaOf(schema, 'items');
     if (!itemSchema) throw new Error('not a page schema: no items array');
@@ -800,6 +763,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
   }
 
+  /** A change with a body: sent once, with its idempotency key (`ChangeOptions`). */
   const change =
     <N extends FunctionName>(name: N) =>
     (id: number, body: BodyOf<N>, opts: ChangeOptions) =>
@@ -811,7 +775,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       ...listMethods('apps.list'),
       backup: change('apps.backup'),
       maintenance: change('apps.maintenance'),
-      restart: (id, opts) => call('apps.restart', { id, body: {} }, opts),
+      restart: (id: number, opts: ChangeOptions) => call('apps.restart', { id, body: {} }, opts),
       update: change('apps.update'),
       updateModules: change('apps.update_modules'),
     },
@@ -821,12 +785,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     servers: { get: get('servers.get'), ...listMethods('servers.list') },
     projects: { get: get('projects.get'), ...listMethods('projects.list') },
     installers: { get: get('installers.get'), ...listMethods('installers.list') },
-    restorePoints: (appId) => listMethods('restore_points.list', appId),
-    logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
-    attention: { list: (query, opts) => handOn(call('attention.list', { query }, opts), opts) },
-    whoami: (query, opts) => call('whoami', { query }, opts),
+    /** The restore points of one app (`restore_points.list`, a list below the app). */
+    restorePoints: (appId: number) => listMethods('restore_points.list', appId),
+    logs: {
+      tail: (appId: number, query?: QueryOf<'logs.tail'>, opts?: CallOptions) =>
+        call('logs.tail', { id: appId, query }, opts),
+    },
+    attention: {
+      list: (query?: QueryOf<'attention.list'>, opts?: CallOptions) =>
+        handOn(call('attention.list', { query }, opts), opts),
+    },
+    whoami: (query?: QueryOf<'whoami'>, opts?: CallOptions) => call('whoami', { query }, opts),
+    /** Calls any function by its dotted name; every method above goes through here. */
     call,
-    close: async () => {
+    /** Closes the dispatcher if the client created it; later calls throw ApiUsageError. */
+    close: async (): Promise<void> => {
       if (closed) return;
       closed = true;
       if (ownsDispatcher) await dispatcher.close();

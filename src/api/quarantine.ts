@@ -18,6 +18,7 @@ import { timestampCheckOf } from './timestamp-check.js';
 import { extraValueKey, withExtraValues, type ExtraValues } from './extra-values.js';
 import { hasNoZone } from '../lib/parse-time.js';
 import { setAt, valueAt } from '../lib/value-at.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 
 /** The kinds of record a read can set aside, named after the resource. */
 export type RecordKind =
@@ -65,9 +66,7 @@ const COMPILED = new WeakMap<z.ZodType, z.ZodType>();
  * a quarter of the time (measured 2026-11-28, docs/benchmarks.md).
  */
 export function compiledSchema<S extends z.ZodType>(schema: S): S {
-  let compiled = COMPILED.get(schema) as S | undefined;
-  if (!compiled) COMPILED.set(schema, (compiled = z.compile(schema)));
-  return compiled;
+  return getOrAdd(COMPILED, schema, () => z.compile(schema)) as S;
 }
 
 /** What does not fit in a record or an answer: a zod issue, or the first timestamp that cannot be read. */

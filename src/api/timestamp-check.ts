@@ -10,6 +10,7 @@
  */
 import type { z } from 'zod';
 import { timeProblem } from '../lib/parse-time.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 
 /** The first timestamp of a parsed answer that cannot be read: where, and why. */
 export interface TimestampProblem {
@@ -31,9 +32,7 @@ const CHECKS = new WeakMap<z.ZodType, TimestampCheck>();
  * `schemas.ts` uses for every timestamp field, kept by `pick` and `extend`), wherever it sits.
  */
 export function timestampCheckOf(schema: z.ZodType, timestamp: z.ZodType): TimestampCheck {
-  let check = CHECKS.get(schema);
-  if (!check) CHECKS.set(schema, (check = compile(pathsTo(schema, timestamp))));
-  return check;
+  return getOrAdd(CHECKS, schema, () => compile(pathsTo(schema, timestamp)));
 }
 
 /** Every path from `schema` to a field of schema `timestamp`. */

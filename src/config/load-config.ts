@@ -259,8 +259,8 @@ function readConfig(
   const inlineSecrets = secretPaths(config)
     .filter((p) => !readFrom.has(formatKeyPath(p)) && !unsubstituted.has(formatKeyPath(p)))
     .map((p) => problemAt(p, INLINE_SECRET));
-  const token = config.api.token ?? tokenFile;
-  if (!token) throw new ConfigError(sourceName, [{ path: 'api.token', message: 'is required' }]);
+  // The schema requires token or token_file, and a token_file that could not be read is a problem thrown above.
+  const token = (config.api.token ?? tokenFile)!;
   return {
     config: {
       ...config,
