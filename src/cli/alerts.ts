@@ -46,7 +46,7 @@ const alerts = defineCommand({
   options: { json: { type: 'boolean' } },
   parse: ({ values }) => values,
   run: (values, io, file) =>
-    withStateStore(io, usage, file, (store) => {
+    withStateStore(io, file, (store) => {
       const now = systemClock.now();
       const forCycles = loadConfigSection(file, io.env, 'alerts').for;
       const rows = openAlertsView(store, now).map((v) => ({
