@@ -533,6 +533,8 @@ export class Watchdog {
   /** Builds a runtime on what this watchdog holds (nothing started, nothing sent). */
   #build(config: Config): Runtime {
     return buildRuntime(config, {
+      // What the options hand on as they are (`WatchdogOptions` picks them from `RuntimeFoundation`).
+      ...this.options,
       store: this.store,
       alerts: this.#alerts,
       health: this.#health,
@@ -540,10 +542,6 @@ export class Watchdog {
       logger: this.#log,
       metrics: this.metrics,
       hardStop: this.#hardStop.signal,
-      dispatcher: this.options.dispatcher,
-      apiRetry: this.options.apiRetry,
-      schedule: this.options.schedule,
-      commandConfigFile: this.options.commandConfigFile,
       runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
         else if (job === ESTATE_JOB) await planRequestBudget(this.#runtime, this.#hardStop.signal);
