@@ -227,8 +227,8 @@ export async function runJobCycle(
     const openSubjects = deps.alerts.openSubjectsByJob(job);
     const ctx: CollectorContext = {
       client: deps.client,
-      namespaces: scope.namespaces,
-      reached: scope.reached,
+      // The namespaces to read, and those whoami said the token reaches.
+      ...scope,
       checks: deps.config.checks,
       now,
       signal,

@@ -72,12 +72,7 @@ const alerts = defineCommand({
           job: a.job,
           silence,
           ...(a.status === 'pending' ? { pending: waiting } : {}),
-          acknowledgement: a.acknowledgement && {
-            by: a.acknowledgement.by,
-            via: a.acknowledgement.via,
-            at: formatUtc(a.acknowledgement.at, 'iso'),
-            comment: a.acknowledgement.comment,
-          },
+          acknowledgement: a.acknowledgement && { ...a.acknowledgement, at: formatUtc(a.acknowledgement.at, 'iso') },
         }));
         return print(io.stdout, `${terminalJson(out)}\n`);
       }
