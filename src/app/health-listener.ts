@@ -137,16 +137,15 @@ export class HealthListener {
     if (listen === null) return;
     sayUngroupedWebhooks(this.deps.console.config(), this.deps.logger);
     this.#server = await startHealthServer({
+      // The metrics, the source and the interactions as they are; the console's handler for its deps.
+      ...this.deps,
       listen,
-      metrics: this.deps.metrics,
       logger: this.deps.logger.child({ stage: 'health' }),
-      source: this.deps.source,
       stallAfterMs: stallBoundMs(this.deps.console.config().state),
       console: this.#console,
       consoleRelay: () => this.#consoleThread?.relay,
       webhooks: this.#webhooks,
       clock: this.deps.console.clock,
-      interactions: this.deps.interactions,
     }).catch((err: unknown) => {
       throw listenError(listen, err);
     });

@@ -134,6 +134,8 @@ export async function runJobCycle(
 ): Promise<JobReport> {
   const { clock, metrics } = deps;
   const log = deps.logger.child({ job });
+  // The lifecycle of the job's source alert: a failed read opens it, a complete one resolves it.
+  const sourceLifecycle = { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log };
   const started = performance.now();
   const now = clock.now();
   const report = (outcome: JobOutcome, extra: Partial<JobReport> = {}): JobReport => {
@@ -167,7 +169,6 @@ export async function runJobCycle(
     const reason = describeError(err);
     const denial = permissionDenial(err);
     const key = sourceJobKey(job);
-    const sourceLifecycle = { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log };
     if (denial) {
       const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
       deps.disabled.set(job, disabled);
@@ -226,8 +227,8 @@ export async function runJobCycle(
     const openSubjects = deps.alerts.openSubjectsByJob(job);
     const ctx: CollectorContext = {
       client: deps.client,
-      namespaces: scope.namespaces,
-      reached: scope.reached,
+      // The namespaces to read, and those whoami said the token reaches.
+      ...scope,
       checks: deps.config.checks,
       now,
       signal,
@@ -297,11 +298,7 @@ export async function runJobCycle(
           options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
         },
         // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
-        {
-          job: sourceJobKey(job),
-          findings: [],
-          options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
-        },
+        { job: sourceJobKey(job), findings: [], options: sourceLifecycle },
         // The records set aside, said once per reason; over when a complete read sets none aside.
         {
           job: recordsJobKey(job),

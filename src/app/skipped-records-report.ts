@@ -6,6 +6,7 @@
  */
 import type { QuarantinedRecord } from '../api/quarantine.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { WarnedOnce } from './warned-once.js';
@@ -28,9 +29,7 @@ export function reportSkippedRecords(
   for (const record of records) {
     if (record.reason !== 'unknown_value') continue;
     const key = `value:${record.fn}:${record.field}:${record.value}`;
-    const seen = values.get(key);
-    if (seen) seen.count++;
-    else values.set(key, { record, count: 1 });
+    getOrAdd(values, key, () => ({ record, count: 0 })).count++;
   }
   for (const { record, count } of values.values()) {
     const said = deps.warned.take(`value:${record.fn}:${record.field}`, record.value!);

@@ -25,6 +25,7 @@ import {
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config/load-config.js';
 import type { DetectorResult } from '../detectors/detector-result.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { Logger } from '../lib/logger.js';
 import type { Notifier } from '../notify/notifier.js';
 
@@ -72,14 +73,12 @@ export async function explainVanished(
     if (!name || !alert.subject || !isGoneResolution(explain(alert))) continue;
     gone.push(alert);
     const key = appKey(alert.labels.namespace, name);
-    if (!apps.has(key)) {
-      apps.set(key, {
-        name,
-        namespace: alert.labels.namespace,
-        project: alert.labels.project,
-        id: alert.subject?.type === 'app' ? alert.subject.id : undefined,
-      });
-    }
+    getOrAdd(apps, key, () => ({
+      name,
+      namespace: alert.labels.namespace,
+      project: alert.labels.project,
+      id: alert.subject?.type === 'app' ? alert.subject.id : undefined,
+    }));
   }
   if (apps.size === 0) return { explain, held: new Map(), tell: () => undefined };
   // Apps already found hidden from the token are looked up last: the others first, a cap at a time.

@@ -20,7 +20,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { AlertStore } from '../alerts/alert-store.js';
-import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -304,12 +303,8 @@ export class Watchdog {
    * The requests of a job already run `api.concurrency` at a time, so the cycle takes little
    * longer. (The daemon's scheduled jobs stay independent: a slow job must not hold back the
    * others' alerts.) A job already running is not started twice: its cycle's report is returned.
-   * Throws a RangeError naming an unknown job.
    */
-  async runOnce(jobs?: readonly string[]): Promise<CycleReport> {
-    const names = jobs ?? this.jobs;
-    const unknown = names.find((name) => !(JOB_NAMES as string[]).includes(name));
-    if (unknown !== undefined) throw new RangeError(`unknown job "${unknown}" (jobs: ${JOB_NAMES.join(', ')})`);
+  async runOnce(jobs?: readonly SnapshotJob[]): Promise<CycleReport> {
     // `check` never starts the daemon: close here what the configuration stopped looking at.
     // Once per configuration: nothing of a check switched off can open again while it runs.
     if (!this.#started && this.#retiredClosedFor !== this.#runtime) {
@@ -317,7 +312,7 @@ export class Watchdog {
       this.#retiredClosedFor = this.#runtime;
     }
     const reports: JobReport[] = [];
-    for (const job of names) reports.push(await this.#cycle(job as SnapshotJob));
+    for (const job of jobs ?? this.jobs) reports.push(await this.#cycle(job));
     return {
       jobs: reports,
       complete: reports.every((r) => r.outcome === 'ok'),
@@ -538,6 +533,8 @@ export class Watchdog {
   /** Builds a runtime on what this watchdog holds (nothing started, nothing sent). */
   #build(config: Config): Runtime {
     return buildRuntime(config, {
+      // What the options hand on as they are (`WatchdogOptions` picks them from `RuntimeFoundation`).
+      ...this.options,
       store: this.store,
       alerts: this.#alerts,
       health: this.#health,
@@ -545,10 +542,6 @@ export class Watchdog {
       logger: this.#log,
       metrics: this.metrics,
       hardStop: this.#hardStop.signal,
-      dispatcher: this.options.dispatcher,
-      apiRetry: this.options.apiRetry,
-      schedule: this.options.schedule,
-      commandConfigFile: this.options.commandConfigFile,
       runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
         else if (job === ESTATE_JOB) await planRequestBudget(this.#runtime, this.#hardStop.signal);

@@ -55,7 +55,7 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
       };
     },
     run: (args, io, file) =>
-      withStateStore(io, usage, file, (store) => {
+      withStateStore(io, file, (store) => {
         const found = findAlert(store, args.ref);
         if (found.outcome === 'ambiguous') {
           const which = found.fingerprints.map((f) => `  ${terminalSafe(f)}\n`).join('');

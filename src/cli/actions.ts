@@ -30,7 +30,7 @@ const actions = defineCommand({
   options: { json: { type: 'boolean' }, limit: { type: 'string' }, policy: { type: 'string' } },
   parse: ({ values }) => ({ ...values, limit: parseLimit(values.limit) }),
   run: (values, io, file) =>
-    withStateStore(io, usage, file, (store) => {
+    withStateStore(io, file, (store) => {
       // listAudit reads an option given as undefined as not given: no limit, every policy.
       const rows = listAudit(store, { limit: values.limit, policy: values.policy });
       if (values.json) return print(io.stdout, `${terminalJson(rows.map(toJson))}\n`);

@@ -46,7 +46,7 @@ const alerts = defineCommand({
   options: { json: { type: 'boolean' } },
   parse: ({ values }) => values,
   run: (values, io, file) =>
-    withStateStore(io, usage, file, (store) => {
+    withStateStore(io, file, (store) => {
       const now = systemClock.now();
       const forCycles = loadConfigSection(file, io.env, 'alerts').for;
       const rows = openAlertsView(store, now).map((v) => ({
@@ -72,12 +72,7 @@ const alerts = defineCommand({
           job: a.job,
           silence,
           ...(a.status === 'pending' ? { pending: waiting } : {}),
-          acknowledgement: a.acknowledgement && {
-            by: a.acknowledgement.by,
-            via: a.acknowledgement.via,
-            at: formatUtc(a.acknowledgement.at, 'iso'),
-            comment: a.acknowledgement.comment,
-          },
+          acknowledgement: a.acknowledgement && { ...a.acknowledgement, at: formatUtc(a.acknowledgement.at, 'iso') },
         }));
         return print(io.stdout, `${terminalJson(out)}\n`);
       }

@@ -43,10 +43,11 @@ const check = defineCommand({
   usage,
   options: { job: { type: 'string' } },
   parse: ({ values }) => {
-    if (values.job !== undefined && !(JOB_NAMES as string[]).includes(values.job)) {
+    const job = JOB_NAMES.find((name) => name === values.job);
+    if (values.job !== undefined && job === undefined) {
       throw new UsageError(`unknown job "${values.job}" (jobs: ${JOB_NAMES.join(', ')})`);
     }
-    return values.job;
+    return job;
   },
   async run(job, io, file) {
     const { config, commandConfigFile } = loadCommandConfig(file, io);

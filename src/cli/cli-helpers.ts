@@ -18,26 +18,22 @@ import { EXIT, print, UsageError, type CliIo, type Command } from './command.js'
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
 /**
- * Runs `body` with the state store of the config `file` open, turning the failures every state
- * command shares into exit codes: bad usage or config → 2 (with a message), state missing or
- * unusable → 1. The config's secrets need not be set (but for `state.url`'s), and the state must
- * exist already: the daemon creates it.
+ * Runs `body` with the state store of the config `file` open, and closes it. The config's secrets
+ * need not be set (but for `state.url`'s), and the state must exist already: the daemon creates
+ * it. Its failures (bad usage or config, state missing or unusable) are the command's, turned into
+ * exit codes by {@link defineCommand}.
  */
 export async function withStateStore(
   io: CliIo,
-  commandUsage: string,
   file: string,
   body: (store: Store) => number | Promise<number>,
 ): Promise<number> {
-  let store: Store | undefined;
+  // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
+  const store = openState(loadConfigSection(file, io.env, 'state'), { mustExist: true });
   try {
-    // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
-    store = openState(loadConfigSection(file, io.env, 'state'), { mustExist: true });
     return await body(store);
-  } catch (err) {
-    return reportFailure(io, commandUsage, err);
   } finally {
-    store?.close();
+    store.close();
   }
 }
 
@@ -58,7 +54,7 @@ export function actingPerson(given: string | undefined, env: NodeJS.ProcessEnv):
 /** The errors that mean the command was asked for something wrong: said with the usage, exit code 2. */
 const USAGE_ERRORS = [UsageError, MatcherError, SilenceError, AcknowledgeError];
 
-/** Prints a command failure the way every state command does and returns its exit code. */
+/** Prints a command failure the way every command does and returns its exit code; throws any other error on. */
 export function reportFailure(io: CliIo, commandUsage: string, err: unknown): number {
   if (USAGE_ERRORS.some((type) => err instanceof type))
     return print(io.stderr, `error: ${(err as Error).message}\n\n${commandUsage}\n`, EXIT.usage);
@@ -89,7 +85,8 @@ const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
  * A command whose command line is read before it runs, in one place: `options` and `--config`
  * parsed strictly, then `parse` turns them into what `run` needs, and the configuration file is
  * found (`resolveConfigFile`). A bad option or value (`parse` throws a UsageError), or no file, is
- * printed with the usage ({@link reportFailure}), exit code 2, and `run` never starts.
+ * printed with the usage ({@link reportFailure}), exit code 2, and `run` never starts; what `run`
+ * fails with is reported the same way.
  */
 export function defineCommand<const O extends ArgOptions, P>(spec: {
   usage: string;
@@ -107,21 +104,16 @@ export function defineCommand<const O extends ArgOptions, P>(spec: {
   return {
     usage: spec.usage,
     async run(argv, io) {
-      let parsed: P;
-      let file = '';
       try {
         const args = parseCommandArgs(argv, options, spec.positionals);
-        parsed = spec.parse(args as ParsedArgs<O>, io);
-        if (spec.configFile !== false) file = resolveConfigFile((args.values as { config?: string }).config, io);
-      } catch (err) {
-        return reportFailure(io, spec.usage, err);
-      }
-      try {
+        const parsed = spec.parse(args as ParsedArgs<O>, io);
+        const given = (args.values as { config?: string }).config;
+        const file = spec.configFile === false ? '' : resolveConfigFile(given, io);
         return await spec.run(parsed, io, file);
       } catch (err) {
-        // A config the command loads itself that is not valid, or usage found wrong on the way.
-        if (err instanceof ConfigError || err instanceof UsageError) return reportFailure(io, spec.usage, err);
-        throw err;
+        // Besides the command line: a config the command loads itself that is not valid, usage
+        // found wrong on the way, a state missing or unusable. Anything else is thrown on.
+        return reportFailure(io, spec.usage, err);
       }
     },
   };

@@ -72,7 +72,7 @@ const silence = defineCommand({
     };
   },
   run: (args, io, file) =>
-    withStateStore(io, usage, file, (store) => {
+    withStateStore(io, file, (store) => {
       const { now } = args;
       // Asked once the config is found, so a missing config is what a bare command hears first.
       const created = createSilence(store, { ...args, createdBy: actingPerson(args.by, io.env) });

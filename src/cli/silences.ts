@@ -27,7 +27,7 @@ const silences = defineCommand({
   options: { json: { type: 'boolean' }, all: { type: 'boolean' } },
   parse: ({ values }) => values,
   run: (values, io, file) =>
-    withStateStore(io, usage, file, (store) => {
+    withStateStore(io, file, (store) => {
       const rows = silenceListing(store, { now: systemClock.now(), includeExpired: values.all === true });
       if (values.json) {
         const out = rows.map(({ silence: s, state, openAlerts }) => ({

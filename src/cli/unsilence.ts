@@ -25,7 +25,7 @@ const unsilence = defineCommand({
     return { id: positionals[0]!, by: values.by };
   },
   run: ({ id, by: given }, io, file) =>
-    withStateStore(io, usage, file, (store) => {
+    withStateStore(io, file, (store) => {
       // Who, as `silence` records its author (never an "unknown" nobody can trace); the console
       // records a why as well.
       const result = expireSilence(store, id, systemClock.now(), { by: actingPerson(given, io.env) });
