@@ -6,6 +6,7 @@
 import type { CheckName } from '../detectors/registry.js';
 import type { Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { Store } from '../state/store.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import { IN_LIST, inBatches } from '../state/in-list.js';
@@ -258,10 +259,7 @@ export class AlertStore {
     // Read whole and taken apart here: the engines share no function that lists a JSON object's keys.
     for (const { labels } of this.store.db.prepare<[], { labels: string }>('SELECT labels FROM alerts').iterate()) {
       for (const [name, value] of Object.entries(JSON.parse(labels) as Record<string, unknown>)) {
-        if (typeof value !== 'string') continue;
-        const values = out.get(name) ?? new Set<string>();
-        values.add(value);
-        out.set(name, values);
+        if (typeof value === 'string') getOrAdd(out, name, () => new Set<string>()).add(value);
       }
     }
     return out;
