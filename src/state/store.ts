@@ -73,7 +73,6 @@ const META_SQL = {
  * implement) directly and wrap multi-statement changes in {@link Store.transaction}.
  */
 export class Store {
-  #closed = false;
   #meta: Prepared<typeof META_SQL> | undefined;
 
   private constructor(
@@ -214,10 +213,8 @@ export class Store {
     return currentVersion(this.db);
   }
 
-  /** Closes the connection (checkpointing the WAL); calling it twice is harmless. */
+  /** Closes the connection (checkpointing the WAL); calling it twice is harmless, as on both engines. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
     this.db.close();
   }
 }
