@@ -203,11 +203,6 @@ export class Store {
     return this.db instanceof SqliteDatabase ? this.db.lostFile() : undefined;
   }
 
-  /** Makes the database self-contained at rest (SQLite folds the WAL back into the file). */
-  checkpoint(): void {
-    this.db.checkpoint();
-  }
-
   /** The highest applied schema version. */
   schemaVersion(): number {
     return currentVersion(this.db);
