@@ -385,7 +385,7 @@ function recordsOf(s: Snapshot): number {
  */
 function stateBytes(): number {
   if (state === 'sqlite') {
-    watchdog.store.checkpoint();
+    watchdog.store.db.checkpoint();
     const wal = `${statePath}-wal`;
     return fs.statSync(statePath).size + (fs.existsSync(wal) ? fs.statSync(wal).size : 0);
   }

@@ -57,8 +57,8 @@ export type UnacknowledgeOutcome =
   | { outcome: 'unacknowledged'; alert: AlertRow; ended: Acknowledgement; event: AlertEvent }
   /** Nobody has it: nothing changed. */
   | { outcome: 'not_acknowledged'; alert: AlertRow }
-  | { outcome: 'not_firing'; alert: AlertRow }
-  | { outcome: 'not_found'; fingerprint: string };
+  /** Not firing, or not found: as {@link AcknowledgeOutcome} says them. */
+  | Extract<AcknowledgeOutcome, { outcome: 'not_firing' | 'not_found' }>;
 
 /** An acknowledgement asked for with unusable words; nothing is written. */
 export class AcknowledgeError extends Error {
@@ -108,7 +108,7 @@ function onFiring<T>(
   store: Store | AlertStore,
   request: AcknowledgeRequest,
   act: (alerts: AlertStore, alert: AlertRow, mine: Acknowledgement) => T,
-): T | { outcome: 'not_found'; fingerprint: string } | { outcome: 'not_firing'; alert: AlertRow } {
+): T | Extract<AcknowledgeOutcome, { outcome: 'not_firing' | 'not_found' }> {
   const alerts = alertStoreOf(store);
   const { by, comment } = checkRequest(request);
   return alerts.store.transaction(() => {

@@ -6,6 +6,7 @@
 import type { CheckName } from '../detectors/registry.js';
 import type { Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { Store } from '../state/store.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import { IN_LIST, inBatches } from '../state/in-list.js';
@@ -258,10 +259,7 @@ export class AlertStore {
     // Read whole and taken apart here: the engines share no function that lists a JSON object's keys.
     for (const { labels } of this.store.db.prepare<[], { labels: string }>('SELECT labels FROM alerts').iterate()) {
       for (const [name, value] of Object.entries(JSON.parse(labels) as Record<string, unknown>)) {
-        if (typeof value !== 'string') continue;
-        const values = out.get(name) ?? new Set<string>();
-        values.add(value);
-        out.set(name, values);
+        if (typeof value === 'string') getOrAdd(out, name, () => new Set<string>()).add(value);
       }
     }
     return out;
@@ -369,20 +367,20 @@ export class AlertStore {
   /** The events of the given kinds written after `since`, oldest first (the digest's day). */
   eventsSince(since: number, kinds: readonly AlertEventKind[]): AlertEvent[] {
     if (kinds.length === 0) return [];
-    const rows = this.store.db
-      .prepare(
-        `SELECT id, payload FROM events WHERE at > ? AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY id`,
-      )
-      .all(since, ...kinds) as { id: number; payload: string }[];
-    return rows.map((r) => ({ id: r.id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) }));
+    return eventsWhere(this.store, `at > ? AND kind IN (${kinds.map(() => '?').join(', ')})`, since, ...kinds);
   }
 }
 
 /** One alert's events in its stored history (every life until retention prunes them), oldest first. */
 export function eventsOfAlert(store: Store | AlertStore, fingerprint: string): AlertEvent[] {
-  const rows = alertStoreOf(store)
-    .store.db.prepare('SELECT id, payload FROM events WHERE fingerprint = ? ORDER BY id')
-    .all(fingerprint) as { id: number; payload: string }[];
+  return eventsWhere(alertStoreOf(store).store, 'fingerprint = ?', fingerprint);
+}
+
+/** The events `where` takes, oldest first, each with its row id; read when asked, so prepared on the spot. */
+function eventsWhere(store: Store, where: string, ...params: unknown[]): AlertEvent[] {
+  const rows = store.db
+    .prepare<unknown[], { id: number; payload: string }>(`SELECT id, payload FROM events WHERE ${where} ORDER BY id`)
+    .all(...params);
   return rows.map((r) => ({ id: r.id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) }));
 }
 

@@ -9,6 +9,7 @@ import type { QuarantineReason } from '../api/record-problem.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { HeldSubjects } from './held-subjects.js';
 import { subjectKey } from './held-subjects.js';
 
@@ -47,21 +48,14 @@ export function heldNoteOf(record: QuarantinedRecord): string {
 export function heldSubjectsOf(records: readonly QuarantinedRecord[]): HeldSubjects {
   const held = new Map<string, string>();
   for (const record of records)
-    for (const subject of record.subjects) {
-      const key = subjectKey(subject);
-      if (!held.has(key)) held.set(key, heldNoteOf(record));
-    }
+    for (const subject of record.subjects) getOrAdd(held, subjectKey(subject), () => heldNoteOf(record));
   return held;
 }
 
 /** One finding per reason of the records `job`'s read set aside; none when it set none aside. */
 export function skippedRecordsFindings(job: SnapshotJob, records: readonly QuarantinedRecord[]): Finding[] {
   const byReason = new Map<QuarantineReason, QuarantinedRecord[]>();
-  for (const record of records) {
-    const list = byReason.get(record.reason) ?? [];
-    list.push(record);
-    byReason.set(record.reason, list);
-  }
+  for (const record of records) getOrAdd(byReason, record.reason, () => []).push(record);
   return [...byReason].map(([reason, list]) => {
     const byKind = new Map<RecordKind, number>();
     for (const r of list) byKind.set(r.kind, (byKind.get(r.kind) ?? 0) + 1);

@@ -463,7 +463,7 @@ export class Watchdog {
       await closeRuntime(rt);
       try {
         // Fold the WAL back into the file so the database is one self-contained file at rest.
-        this.store.checkpoint();
+        this.store.db.checkpoint();
       } catch (err) {
         this.#log.warn({ err }, 'cannot checkpoint the state file before closing');
       }

@@ -75,17 +75,21 @@ const CREATE_SQL = `
   VALUES (1, '', 0, to_timestamp(0), to_timestamp(0))
   ON CONFLICT (id) DO NOTHING`;
 
-/** Renewal: its holder and epoch only, and only while it lasts (a lapsed lease is never revived). */
+/**
+ * The lease a renewal and a release change: its holder's of its epoch only, and only while it
+ * lasts (a lapsed lease is never revived); its epoch returned, none when it is not this holder's.
+ */
+const WHILE_HELD = 'WHERE id = 1 AND holder = @holder AND epoch = @epoch AND expires_at > now() RETURNING epoch';
+
+/** Renewal: the expiry a lease from now. */
 const RENEW_SQL = `
   UPDATE leader_lease SET expires_at = now() + @leaseMs * interval '1 millisecond'
-   WHERE id = 1 AND holder = @holder AND epoch = @epoch AND expires_at > now()
-  RETURNING epoch`;
+  ${WHILE_HELD}`;
 
 /** Release: expired now, so the next replica's attempt takes it. */
 const RELEASE_SQL = `
   UPDATE leader_lease SET expires_at = now()
-   WHERE id = 1 AND holder = @holder AND epoch = @epoch AND expires_at > now()
-  RETURNING epoch`;
+  ${WHILE_HELD}`;
 
 /** Whether the lease is free to take, before the takeover waits for the fence's lock. */
 const FREE_SQL = `SELECT expires_at <= now() AS free FROM leader_lease WHERE id = 1`;

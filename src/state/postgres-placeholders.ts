@@ -12,32 +12,24 @@ export interface PostgresPlaceholders {
   names: readonly string[] | null;
 }
 
+/**
+ * What the translation looks at, leftmost first: a quoted string or identifier (a doubled quote
+ * inside is an escaped one; an unclosed one runs to the end), a `--` or a `/* … *\/` comment, all
+ * copied as they are; then a `?`, or an `@name` (its name captured).
+ */
+const TOKEN = /'(?:[^']|'')*'?|"(?:[^"]|"")*"?|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|\?|@([A-Za-z_]\w*)/g;
+
 /** Translates the placeholders of `sql` (see the file's comment); mixing `?` and `@name` is refused, as SQLite does. */
 export function postgresPlaceholders(sql: string): PostgresPlaceholders {
-  let text = '';
   let positional = 0;
   const names: string[] = [];
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i]!;
-    const skip = quotedEnd(sql, i);
-    if (skip > i) {
-      text += sql.slice(i, skip);
-      i = skip;
-    } else if (c === '?') {
-      text += `$${++positional}`;
-      i += 1;
-    } else if (c === '@' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
-      const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i + 1))![0];
-      let n = names.indexOf(name);
-      if (n < 0) n = names.push(name) - 1;
-      text += `$${n + 1}`;
-      i += 1 + name.length;
-    } else {
-      text += c;
-      i += 1;
-    }
-  }
+  const text = sql.replace(TOKEN, (token, name: string | undefined) => {
+    if (token === '?') return `$${++positional}`;
+    if (name === undefined) return token;
+    let n = names.indexOf(name);
+    if (n < 0) n = names.push(name) - 1;
+    return `$${n + 1}`;
+  });
   if (positional > 0 && names.length > 0) {
     throw new RangeError(`a statement takes ? or @name parameters, not both: ${sql}`);
   }
@@ -57,28 +49,4 @@ export function placeholderValues(p: PostgresPlaceholders, params: readonly unkn
     if (!(name in given)) throw new RangeError(`Missing named parameter "${name}"`);
     return (given as Record<string, unknown>)[name];
   });
-}
-
-/** Where the quoted string, quoted identifier or comment starting at `i` ends; `i` when none starts there. */
-function quotedEnd(sql: string, i: number): number {
-  const c = sql[i];
-  if (c === "'" || c === '"') {
-    // A doubled quote inside is an escaped one: the scan simply goes on past it.
-    let j = i + 1;
-    for (;;) {
-      const close = sql.indexOf(c, j);
-      if (close < 0) return sql.length;
-      if (sql[close + 1] !== c) return close + 1;
-      j = close + 2;
-    }
-  }
-  if (c === '-' && sql[i + 1] === '-') {
-    const end = sql.indexOf('\n', i);
-    return end < 0 ? sql.length : end;
-  }
-  if (c === '/' && sql[i + 1] === '*') {
-    const end = sql.indexOf('*/', i + 2);
-    return end < 0 ? sql.length : end + 2;
-  }
-  return i;
 }

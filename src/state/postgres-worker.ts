@@ -9,6 +9,7 @@
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
+import { getOrAdd } from '../lib/get-or-add.js';
 import { pgErrorParts, type PostgresWireError } from './postgres-error.js';
 import { ReconnectingClient } from './reconnecting-client.js';
 
@@ -181,12 +182,7 @@ const aside = new ReconnectingClient(() => newClient('deploy-watchdog aside', fa
 
 /** A name per distinct statement text, so the server parses each once per connection. */
 function statementName(text: string): string {
-  let name = named.get(text);
-  if (name === undefined) {
-    name = `dw${named.size + 1}`;
-    named.set(text, name);
-  }
-  return name;
+  return getOrAdd(named, text, () => `dw${named.size + 1}`);
 }
 
 class LostConnection extends Error {}

@@ -73,7 +73,6 @@ const META_SQL = {
  * implement) directly and wrap multi-statement changes in {@link Store.transaction}.
  */
 export class Store {
-  #closed = false;
   #meta: Prepared<typeof META_SQL> | undefined;
 
   private constructor(
@@ -204,20 +203,13 @@ export class Store {
     return this.db instanceof SqliteDatabase ? this.db.lostFile() : undefined;
   }
 
-  /** Makes the database self-contained at rest (SQLite folds the WAL back into the file). */
-  checkpoint(): void {
-    this.db.checkpoint();
-  }
-
   /** The highest applied schema version. */
   schemaVersion(): number {
     return currentVersion(this.db);
   }
 
-  /** Closes the connection (checkpointing the WAL); calling it twice is harmless. */
+  /** Closes the connection (checkpointing the WAL); calling it twice is harmless, as on both engines. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
     this.db.close();
   }
 }

@@ -78,7 +78,7 @@ const shown = (ts: string) => JSON.stringify(slack.messages().find((m) => m.ts =
 
 /** Every place the token must not be: the logs, the outbox, what Slack was sent, the state file. */
 function expectNoToken(wd: Watchdog): void {
-  wd.store.checkpoint();
+  wd.store.db.checkpoint();
   const texts = [
     log.text(),
     JSON.stringify(wd.store.db.prepare('SELECT * FROM outbox').all()),

@@ -155,7 +155,7 @@ const shownText = (m: SlackApiMessage) => JSON.stringify([m.blocks, m.attachment
 
 /** Nowhere a token or the signing secret may be. */
 function expectNoSecrets(): void {
-  wd!.store.checkpoint();
+  wd!.store.db.checkpoint();
   const places = [
     log.text(),
     JSON.stringify(slack.messages()),

@@ -328,7 +328,7 @@ describe('the bot token', () => {
     expect(slack.inChannel().length).toBeGreaterThan(0);
 
     const store = harness.store;
-    store.checkpoint();
+    store.db.checkpoint();
     const texts = [
       harness.log.text(),
       JSON.stringify(harness.rows()),
