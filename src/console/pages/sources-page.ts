@@ -102,23 +102,20 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
         Request budget:
         ${ready.get('request_budget')?.detail ?? html`<span class="muted">not counted yet (the estate is counted at start)</span>`}
       </p>
-      ${
-        traffic.size === 0
-          ? html`<p class="empty">No request yet.</p>`
-          : html`${dataTable(
-              'api',
-              ['Function', 'Requests', 'Rate limited (429)', 'Errors by code'],
-              [...traffic].map(
-                ([fn, t]) =>
-                  html`<tr>
-                      <td><code>${fn}</code></td>
-                      <td>${t.requests}</td>
-                      <td class="${t.rateLimited > 0 ? 'warn' : ''}">${t.rateLimited}</td>
-                      <td>${[...t.errors].map(([code, n]) => html`<span class="label">${code}: ${n}</span> `)}</td>
-                    </tr>`,
-              ),
-            )}`
-      }
+      ${dataTable(
+        'api',
+        ['Function', 'Requests', 'Rate limited (429)', 'Errors by code'],
+        [...traffic].map(
+          ([fn, t]) =>
+            html`<tr>
+              <td><code>${fn}</code></td>
+              <td>${t.requests}</td>
+              <td class="${t.rateLimited > 0 ? 'warn' : ''}">${t.rateLimited}</td>
+              <td>${[...t.errors].map(([code, n]) => html`<span class="label">${code}: ${n}</span> `)}</td>
+            </tr>`,
+        ),
+        'No request yet.',
+      )}
     </section>
     <section>
       <h2>Outbox</h2>
