@@ -69,19 +69,16 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const found = sort === 'newest' ? [...matching].sort((a, b) => b.since - a.since) : matching;
   const deliveryOf = deliveryStates(ctx.store, ctx.config, found, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
-  // What this page shows, kept by its links and by the forms that come back to it.
-  const kept: ListView = {
+  // What this page shows, kept by its links (the pager adds its own from and size) and, with the
+  // page it is on, by the forms that come back to it.
+  const keep = {
     q: search === '' ? undefined : search,
     show: show === 'all' ? undefined : show,
     sort: sort === 'worst' ? undefined : sort,
     group: group === 'check' ? undefined : group,
-    from: query.get('from') ?? undefined,
-    size: query.get('size') ?? undefined,
   };
-  const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), {
-    path: '/',
-    keep: { q: kept.q, show: kept.show, sort: kept.sort, group: kept.group },
-  });
+  const kept: ListView = { ...keep, from: query.get('from') ?? undefined, size: query.get('size') ?? undefined };
+  const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), { path: '/', keep });
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
     const key = groupValue(view, group);
