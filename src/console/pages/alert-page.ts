@@ -64,7 +64,7 @@ export function alertPage(
     </p>
     ${underwayLine(alert)}
     <p>${labelChips(alert.labels)}</p>
-    ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx, 'page')} ${remediateForm(alert, ctx)}
+    ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx)} ${remediateForm(alert, ctx)}
     ${
       delivery
         ? html`<section>

@@ -142,7 +142,7 @@ function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext
       <span class="status status-${alert.status}">${alert.status}</span>${
         alert.acknowledgement ? html`<br /><span class="status acknowledged">acknowledged</span>` : ''
       }
-      ${acknowledgeForm(alert, ctx, 'list', list)}
+      ${acknowledgeForm(alert, ctx, list)}
     </td>
     <td>${age(view.since, ctx.now)}</td>
     <td>
