@@ -15,6 +15,7 @@ import { age, dataTable, labelChips, notice, page, severityBadge, type PageConte
 import { alertId } from '../../alerts/alert-id.js';
 import { alertPath } from '../../lib/console-paths.js';
 import { visibleText } from '../../lib/visible-text.js';
+import { getOrAdd } from '../../lib/get-or-add.js';
 import { pager } from '../pager.js';
 import { acknowledgeForm, type ListView } from './acknowledge-form.js';
 import type { PageNotice } from './alert-page.js';
@@ -80,12 +81,7 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const kept: ListView = { ...keep, from: query.get('from') ?? undefined, size: query.get('size') ?? undefined };
   const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), { path: '/', keep });
   const groups = new Map<string, SafeHtml[]>();
-  shown.items.forEach((view, i) => {
-    const key = groupValue(view, group);
-    const rows = groups.get(key) ?? [];
-    groups.set(key, rows);
-    rows.push(shown.rows[i]!);
-  });
+  shown.items.forEach((view, i) => getOrAdd(groups, groupValue(view, group), () => []).push(shown.rows[i]!));
   const firing = open.filter((v) => v.alert.status === 'firing').length;
   const silenced = open.filter((v) => v.silence !== undefined).length;
   const acknowledged = open.filter((v) => v.alert.acknowledgement !== null).length;

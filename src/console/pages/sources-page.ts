@@ -13,6 +13,7 @@ import { channelStates, OutboxStore } from '../../notify/outbox-store.js';
 import type { ReadinessCheck } from '../../server/readiness-check.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
+import { getOrAdd } from '../../lib/get-or-add.js';
 import { parseTokenVisibility, TOKEN_VISIBILITY_KEY, type TokenVisibility } from '../../collectors/token-visibility.js';
 import { age, page, time, type PageContext, dataTable } from '../layout.js';
 import { timeToAlertSection } from './time-to-alert-section.js';
@@ -153,11 +154,7 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
 /** Requests, 429s and errors per API function, from the metrics' counters. */
 async function apiTraffic(metrics: ApiCounters): Promise<Map<string, ApiTraffic>> {
   const out = new Map<string, ApiTraffic>();
-  const of = (fn: string): ApiTraffic => {
-    let t = out.get(fn);
-    if (!t) out.set(fn, (t = { requests: 0, rateLimited: 0, errors: new Map() }));
-    return t;
-  };
+  const of = (fn: string) => getOrAdd(out, fn, (): ApiTraffic => ({ requests: 0, rateLimited: 0, errors: new Map() }));
   for (const v of (await metrics.apiRequests.get()).values) {
     const t = of(String(v.labels.function));
     t.requests += v.value;
