@@ -259,10 +259,7 @@ export class RemediationStore {
       counted: this.#sql.counted.get(policy, recordType, recordId)!.n,
       inFlight: open > 0,
       nextAllowedAt: open > 0 ? null : t,
-      stopped:
-        latest !== undefined &&
-        latest.life === life &&
-        (STOP_OUTCOMES as readonly string[]).includes(latest.outcome ?? ''),
+      stopped: latest?.life === life && (STOP_OUTCOMES as readonly string[]).includes(latest.outcome ?? ''),
     };
   }
 
