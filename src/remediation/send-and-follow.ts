@@ -91,10 +91,12 @@ export class SendAndFollow {
   /**
    * Leaves an attempt as it is until the next poll interval: still due, it would be taken again by
    * the very next pass, at once (the loop sleeps until the next due attempt), for ever. When even
-   * this cannot be written (the store is failing), the pass fails, and the loop backs off.
+   * this cannot be written (the store is failing), the pass fails, and the loop backs off. False, as
+   * every step that leaves an attempt for later answers: it has not reached its outcome.
    */
-  #later(attempt: AttemptRow): void {
+  #later(attempt: AttemptRow): false {
     this.p.store.transaction(() => this.p.rs.updateAttempt(attempt.id, { nextAt: this.p.clock.now() + this.p.pollMs }));
+    return false;
   }
 
   /** Until the next due send or poll, at most one poll interval. */
@@ -276,8 +278,7 @@ export class SendAndFollow {
       switch (progress.kind) {
         case 'going':
           if (this.#followedTooLong(attempt, action, now)) return true;
-          this.#later(attempt);
-          return false;
+          return this.#later(attempt);
         case 'succeeded': {
           const windowMs = this.#readBackFor(attempt, action);
           if (windowMs === null) return this.#finish(attempt, action, { kind: 'succeeded' });
@@ -299,8 +300,7 @@ export class SendAndFollow {
         { key: attempt.key, runId, error: describeError(err) },
         'cannot read the followed run; will try again',
       );
-      this.#later(attempt);
-      return false;
+      return this.#later(attempt);
     }
   }
 
@@ -326,8 +326,7 @@ export class SendAndFollow {
       if (attempt.backupId === null) store.transaction(() => rs.updateAttempt(attempt.id, { backupId }));
       const reading = readBackup(await client.backups.get(backupId, signal ? { signal } : {}), this.p.backupStates);
       if (reading.settled || over()) return this.#finish(attempt, action, { kind: 'backup_read', reading, windowMs });
-      this.#later(attempt);
-      return false;
+      return this.#later(attempt);
     } catch (err) {
       const gone = err instanceof ApiError && err.code === 'not_found';
       if (gone || over()) {
@@ -335,8 +334,7 @@ export class SendAndFollow {
         return this.#finish(attempt, action, { kind: 'backup_unread', why });
       }
       this.p.log.warn({ key: attempt.key, error: describeError(err) }, 'cannot read back the backup; will try again');
-      this.#later(attempt);
-      return false;
+      return this.#later(attempt);
     }
   }
 
