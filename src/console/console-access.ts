@@ -173,11 +173,11 @@ function refuse(status: 401 | 403, reason: AccessRefusal, message: string, basic
   return { allowed: false, status, reason, message, basicChallenge };
 }
 
-/** A loopback Host header: a loopback name or address (`loopback-host.ts`), with any port. */
 function formRefused(reason: FormRefusal, message: string): FormDecision {
   return { ok: false, reason, message };
 }
 
+/** A loopback Host header: a loopback name or address (`loopback-host.ts`), with any port. */
 function isLoopbackHostHeader(host: string | undefined): boolean {
   const name = /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(host?.trim() ?? '')?.[1];
   return name !== undefined && isLoopbackHost(name);

@@ -120,8 +120,12 @@ export function notice(kind: 'ok' | 'error' | 'warn', text: HtmlValue): SafeHtml
   return html`<p class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 }
 
-/** A table: its class, its column headings, and its rows (each a `<tr>`). */
-export function dataTable(className: string, headings: readonly string[], rows: HtmlValue): SafeHtml {
+/**
+ * A table: its class, its column headings, and its rows (each a `<tr>`); a list with no row, when
+ * `empty` says what to say then, is that line instead of an empty table.
+ */
+export function dataTable(className: string, headings: readonly string[], rows: HtmlValue[], empty?: string): SafeHtml {
+  if (rows.length === 0 && empty !== undefined) return html`<p class="empty">${empty}</p>`;
   return html`<table class="${className}">
 <thead><tr>${headings.map((h) => html`<th>${h}</th>`)}</tr></thead>
 <tbody>${rows}</tbody>

@@ -7,10 +7,9 @@
  * {@link PAGE_BYTES} of them (each value is already cut, `html.ts`), the rest one click away.
  *
  *   const shown = pager(query, items, row, { path: '/x' });
- *   html`${shown.nav}${dataTable('x', headings, shown.rows)}`
+ *   html`${shown.nav}${dataTable('x', headings, shown.rows, 'No x.')}`   // nav: nothing when there is no row
  */
 import { html, type SafeHtml } from './html.js';
-import { dataTable } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
 
 /** Rows a page shows unless `?size=` says otherwise. */
@@ -100,11 +99,4 @@ function sizeParam(size: number): string | undefined {
 
 function count(n: number): string {
   return n.toLocaleString('en-US');
-}
-
-/** A page of a list as a table under its navigation, or `empty` said when the list has no row. */
-export function pagedTable<T>(shown: ListPage<T>, className: string, headings: readonly string[], empty: string) {
-  return shown.total === 0
-    ? html`<p class="empty">${empty}</p>`
-    : html`${shown.nav}${dataTable(className, headings, shown.rows)}`;
 }

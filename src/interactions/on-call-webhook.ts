@@ -41,6 +41,7 @@ import { incidentKey } from '../notify/channels/incident-parts.js';
 import { OPSGENIE_LIMITS } from '../notify/channels/opsgenie.js';
 import { PAGERDUTY_LIMITS } from '../notify/channels/pagerduty.js';
 import { PAGERDUTY_REST_REGIONS } from '../notify/channels/pagerduty-config.js';
+import type { ChannelConfig } from '../notify/channels/registry.js';
 import type { Store } from '../state/store.js';
 import type { OnCallAct, OnCallRead } from './on-call-act.js';
 import { ReplayMemory } from './replay-memory.js';
@@ -77,17 +78,14 @@ interface ToolWebhook {
   /** The longest key the channel sends before hashing (`incidentKey`). */
   keyLimit: number;
   /** The channel's webhook secret (PagerDuty's signing secret, Opsgenie's token); undefined: it takes no webhook. */
-  secret(channel: Config['notify']['channels'][number]): Secret | undefined;
+  secret(channel: ChannelConfig): Secret | undefined;
   verify(headers: IncomingHttpHeaders, body: string, secret: Secret): boolean;
   read(body: string): OnCallRead;
   /**
    * How to read the keys of the alerts the act's incident groups, where the channel can
    * (PagerDuty's REST API key); undefined: the act is of the one alert its key names.
    */
-  group?(
-    channel: Config['notify']['channels'][number],
-    wanted: OnCallAct,
-  ): (() => Promise<IncidentAlertsRead>) | undefined;
+  group?(channel: ChannelConfig, wanted: OnCallAct): (() => Promise<IncidentAlertsRead>) | undefined;
 }
 
 const TOOLS: Readonly<Record<string, ToolWebhook>> = {

@@ -113,12 +113,12 @@ const NO_ENVIRONMENT = 'none';
 /** The `meta` row counting the keys given out (see {@link RemediationStore.takeKeyNumber}). */
 const KEY_NUMBER = 'remediation_key_number';
 
-/** The SQL of the remediation tables, prepared once per store ({@link RemediationStore}). */
 /** A row as the store reads it before mapping it (`attemptOf`, `suspensionOf`). */
 type Row = Record<string, unknown>;
 /** Which record of which policy a statement is about: policy (or action), record type, record id. */
 type RecordKey = [string, RecordType, number];
 
+/** The SQL of the remediation tables, prepared once per store ({@link RemediationStore}). */
 const SQL = {
   insertAttempt: sql<
     Omit<NewAttempt, 'body' | 'labels'> & { body: string; labels: string },
@@ -259,10 +259,7 @@ export class RemediationStore {
       counted: this.#sql.counted.get(policy, recordType, recordId)!.n,
       inFlight: open > 0,
       nextAllowedAt: open > 0 ? null : t,
-      stopped:
-        latest !== undefined &&
-        latest.life === life &&
-        (STOP_OUTCOMES as readonly string[]).includes(latest.outcome ?? ''),
+      stopped: latest?.life === life && (STOP_OUTCOMES as readonly string[]).includes(latest.outcome ?? ''),
     };
   }
 

@@ -91,10 +91,12 @@ export class SendAndFollow {
   /**
    * Leaves an attempt as it is until the next poll interval: still due, it would be taken again by
    * the very next pass, at once (the loop sleeps until the next due attempt), for ever. When even
-   * this cannot be written (the store is failing), the pass fails, and the loop backs off.
+   * this cannot be written (the store is failing), the pass fails, and the loop backs off. False, as
+   * every step that leaves an attempt for later answers: it has not reached its outcome.
    */
-  #later(attempt: AttemptRow): void {
+  #later(attempt: AttemptRow): false {
     this.p.store.transaction(() => this.p.rs.updateAttempt(attempt.id, { nextAt: this.p.clock.now() + this.p.pollMs }));
+    return false;
   }
 
   /** Until the next due send or poll, at most one poll interval. */
@@ -156,8 +158,7 @@ export class SendAndFollow {
     if (attempt.sendCount > 0 && started - attempt.plannedAt >= this.p.settings.follow_timeout) {
       // Sent, never answered readably, for longer than we follow anything: stop re-sending and
       // say that nobody can tell whether it was made. Counted: it may have been.
-      this.#finish(attempt, action, { kind: 'unanswered', afterMs: started - attempt.plannedAt });
-      return true;
+      return this.#finish(attempt, action, { kind: 'unanswered', afterMs: started - attempt.plannedAt });
     }
     const sending = {
       sendCount: attempt.sendCount + 1,
@@ -267,10 +268,7 @@ export class SendAndFollow {
         const told = attempt.fingerprint === null ? undefined : this.p.alerts.get(attempt.fingerprint);
         const facts = { ...attempt, toldFailedAt: told ? toldFailedAt(told.details) : null };
         runId = await action.findStartedRun(client, facts, signal);
-        if (runId === null) {
-          this.#finish(attempt, action, { kind: 'unverified' });
-          return true;
-        }
+        if (runId === null) return this.#finish(attempt, action, { kind: 'unverified' });
         store.transaction(() => rs.updateAttempt(attempt.id, { runId }));
         attempt = { ...attempt, runId };
       }
@@ -280,14 +278,10 @@ export class SendAndFollow {
       switch (progress.kind) {
         case 'going':
           if (this.#followedTooLong(attempt, action, now)) return true;
-          this.#later(attempt);
-          return false;
+          return this.#later(attempt);
         case 'succeeded': {
           const windowMs = this.#readBackFor(attempt, action);
-          if (windowMs === null) {
-            this.#finish(attempt, action, { kind: 'succeeded' });
-            return true;
-          }
+          if (windowMs === null) return this.#finish(attempt, action, { kind: 'succeeded' });
           // A backup taken: read it back before saying how it went.
           const readbackUntil = now + windowMs;
           store.transaction(() => rs.updateAttempt(attempt.id, { readbackUntil, nextAt: now }));
@@ -295,22 +289,18 @@ export class SendAndFollow {
         }
         case 'run_failed':
         case 'run_ended':
-          this.#finish(attempt, action, progress);
-          return true;
+          return this.#finish(attempt, action, progress);
       }
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'not_found' && runId !== null) {
-        this.#finish(attempt, action, { kind: 'run_ended', state: 'gone (not_found)' });
-        return true;
-      }
+      if (err instanceof ApiError && err.code === 'not_found' && runId !== null)
+        return this.#finish(attempt, action, { kind: 'run_ended', state: 'gone (not_found)' });
       if (this.#followedTooLong(attempt, action, clock.now())) return true;
       // A read that failed: the run is not forgotten, only read again later.
       this.p.log.warn(
         { key: attempt.key, runId, error: describeError(err) },
         'cannot read the followed run; will try again',
       );
-      this.#later(attempt);
-      return false;
+      return this.#later(attempt);
     }
   }
 
@@ -331,28 +321,20 @@ export class SendAndFollow {
     try {
       // The answer named it; else (no id, or a reused key's lost answer) the app's newest since the change.
       const backupId = attempt.backupId ?? (await findTakenBackup(client, attempt, signal));
-      if (backupId === null) {
-        this.#finish(attempt, action, { kind: 'backup_unread', why: 'no backup of the app since the change' });
-        return true;
-      }
+      if (backupId === null)
+        return this.#finish(attempt, action, { kind: 'backup_unread', why: 'no backup of the app since the change' });
       if (attempt.backupId === null) store.transaction(() => rs.updateAttempt(attempt.id, { backupId }));
       const reading = readBackup(await client.backups.get(backupId, signal ? { signal } : {}), this.p.backupStates);
-      if (reading.settled || over()) {
-        this.#finish(attempt, action, { kind: 'backup_read', reading, windowMs });
-        return true;
-      }
-      this.#later(attempt);
-      return false;
+      if (reading.settled || over()) return this.#finish(attempt, action, { kind: 'backup_read', reading, windowMs });
+      return this.#later(attempt);
     } catch (err) {
       const gone = err instanceof ApiError && err.code === 'not_found';
       if (gone || over()) {
         const why = gone ? `backup #${attempt.backupId ?? '?'} is not found` : describeError(err);
-        this.#finish(attempt, action, { kind: 'backup_unread', why });
-        return true;
+        return this.#finish(attempt, action, { kind: 'backup_unread', why });
       }
       this.p.log.warn({ key: attempt.key, error: describeError(err) }, 'cannot read back the backup; will try again');
-      this.#later(attempt);
-      return false;
+      return this.#later(attempt);
     }
   }
 
@@ -360,18 +342,19 @@ export class SendAndFollow {
   #followedTooLong(attempt: AttemptRow, action: RemediationAction, now: number): boolean {
     if (attempt.followUntil === null || now < attempt.followUntil) return false;
     const afterMs = now - (attempt.firstSentAt ?? attempt.plannedAt);
-    this.#finish(attempt, action, { kind: 'follow_timeout', afterMs });
-    return true;
+    return this.#finish(attempt, action, { kind: 'follow_timeout', afterMs });
   }
 
   /**
    * Ends a sent attempt with an outcome the alert's channels are told: the attempt row, its audit
-   * row and the notice commit together. Counted: its change was, or may have been, taken.
+   * row and the notice commit together. Counted: its change was, or may have been, taken. True, as
+   * every step that ends an attempt answers: it reached its outcome.
    */
-  #finish(attempt: AttemptRow, action: RemediationAction, outcome: AttemptOutcome): void {
+  #finish(attempt: AttemptRow, action: RemediationAction, outcome: AttemptOutcome): true {
     const ending = this.#ending(attempt, action, outcome, { counted: true }, this.p.clock.now());
     this.p.store.transaction(ending.write);
     ending.written();
+    return true;
   }
 
   /** The channels the attempt's alert is routed to: where its notices go. */

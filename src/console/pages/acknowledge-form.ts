@@ -14,24 +14,19 @@ export type ListView = Partial<Record<(typeof LIST_VIEW)[number], string>>;
 export const LIST_VIEW = ['q', 'show', 'sort', 'group', 'from', 'size'] as const;
 
 /**
- * The form of a firing alert, as the alert's page (`page`) or the list (`list`, with the view it
- * comes back to) shows it.
+ * The form of a firing alert as the alert's page shows it; given `list` (the view of the alert list
+ * a click there comes back to), as the list shows it.
  */
-export function acknowledgeForm(
-  alert: AlertRow,
-  ctx: PageContext,
-  where: 'page' | 'list',
-  view: ListView = {},
-): SafeHtml {
+export function acknowledgeForm(alert: AlertRow, ctx: PageContext, list?: ListView): SafeHtml {
   if (alert.status !== 'firing') return html``;
   const taken = alert.acknowledgement !== null;
   const fields = html`${csrfField(ctx)}<input type="hidden" name="fp" value="${alert.fingerprint}" />`;
   const action = taken ? '/alerts/unacknowledge' : '/alerts/acknowledge';
   const label = taken ? 'Unacknowledge' : 'Acknowledge';
-  if (where === 'list') {
+  if (list) {
     return html`<form method="post" action="${action}" class="list-ack">
       ${fields}<input type="hidden" name="back" value="list" />${LIST_VIEW.map((name) =>
-        view[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${view[name]}" />`,
+        list[name] === undefined ? '' : html`<input type="hidden" name="${name}" value="${list[name]}" />`,
       )}<button>${label}</button>
     </form>`;
   }

@@ -6,9 +6,9 @@
  */
 import { countAudit, listAudit, type AuditRow } from '../../remediation/remediation-store.js';
 import { html, type SafeHtml } from '../html.js';
-import { page, time, type PageContext } from '../layout.js';
+import { dataTable, page, time, type PageContext } from '../layout.js';
 import { alertPath } from '../../lib/console-paths.js';
-import { pagedTable, pager } from '../pager.js';
+import { pager } from '../pager.js';
 
 const HEADINGS = ['Time', 'Policy', 'Action', 'Record', 'Env', 'Decision', 'Reason', 'Answer', 'Outcome', 'Key', 'Run'];
 
@@ -35,7 +35,7 @@ export function actionsPage(ctx: PageContext, query: URLSearchParams): SafeHtml 
         <label>Policy <input name="policy" value="${policy ?? ''}" size="16" /></label> <button>Show</button>
       </form>
     </div>
-    ${pagedTable(shown, 'audit', HEADINGS, 'No remediation decision recorded.')}`;
+    ${shown.nav}${dataTable('audit', HEADINGS, shown.rows, 'No remediation decision recorded.')}`;
   return page({ title: 'Remediation', current: '/actions', ctx, body });
 }
 

@@ -64,7 +64,7 @@ export function alertPage(
     </p>
     ${underwayLine(alert)}
     <p>${labelChips(alert.labels)}</p>
-    ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx, 'page')} ${remediateForm(alert, ctx)}
+    ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx)} ${remediateForm(alert, ctx)}
     ${
       delivery
         ? html`<section>
@@ -214,8 +214,7 @@ function auditEntry(row: AuditRow): SafeHtml {
 }
 
 function attempts(rows: AttemptRow[]): SafeHtml {
-  if (rows.length === 0) return html`<p class="empty">No remediation attempt.</p>`;
-  return html`${dataTable(
+  return dataTable(
     'attempts',
     ['Planned', 'Policy', 'Action', 'Record', 'Attempt', 'Idempotency key', 'Status', 'Answer', 'Run', 'Outcome'],
     rows.map(
@@ -235,5 +234,6 @@ function attempts(rows: AttemptRow[]): SafeHtml {
             </td>
           </tr>`,
     ),
-  )}`;
+    'No remediation attempt.',
+  );
 }

@@ -15,6 +15,7 @@ import { age, dataTable, labelChips, notice, page, severityBadge, type PageConte
 import { alertId } from '../../alerts/alert-id.js';
 import { alertPath } from '../../lib/console-paths.js';
 import { visibleText } from '../../lib/visible-text.js';
+import { getOrAdd } from '../../lib/get-or-add.js';
 import { pager } from '../pager.js';
 import { acknowledgeForm, type ListView } from './acknowledge-form.js';
 import type { PageNotice } from './alert-page.js';
@@ -69,26 +70,18 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const found = sort === 'newest' ? [...matching].sort((a, b) => b.since - a.since) : matching;
   const deliveryOf = deliveryStates(ctx.store, ctx.config, found, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
-  // What this page shows, kept by its links and by the forms that come back to it.
-  const kept: ListView = {
+  // What this page shows, kept by its links (the pager adds its own from and size) and, with the
+  // page it is on, by the forms that come back to it.
+  const keep = {
     q: search === '' ? undefined : search,
     show: show === 'all' ? undefined : show,
     sort: sort === 'worst' ? undefined : sort,
     group: group === 'check' ? undefined : group,
-    from: query.get('from') ?? undefined,
-    size: query.get('size') ?? undefined,
   };
-  const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), {
-    path: '/',
-    keep: { q: kept.q, show: kept.show, sort: kept.sort, group: kept.group },
-  });
+  const kept: ListView = { ...keep, from: query.get('from') ?? undefined, size: query.get('size') ?? undefined };
+  const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), { path: '/', keep });
   const groups = new Map<string, SafeHtml[]>();
-  shown.items.forEach((view, i) => {
-    const key = groupValue(view, group);
-    const rows = groups.get(key) ?? [];
-    groups.set(key, rows);
-    rows.push(shown.rows[i]!);
-  });
+  shown.items.forEach((view, i) => getOrAdd(groups, groupValue(view, group), () => []).push(shown.rows[i]!));
   const firing = open.filter((v) => v.alert.status === 'firing').length;
   const silenced = open.filter((v) => v.silence !== undefined).length;
   const acknowledged = open.filter((v) => v.alert.acknowledgement !== null).length;
@@ -145,7 +138,7 @@ function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext
       <span class="status status-${alert.status}">${alert.status}</span>${
         alert.acknowledgement ? html`<br /><span class="status acknowledged">acknowledged</span>` : ''
       }
-      ${acknowledgeForm(alert, ctx, 'list', list)}
+      ${acknowledgeForm(alert, ctx, list)}
     </td>
     <td>${age(view.since, ctx.now)}</td>
     <td>

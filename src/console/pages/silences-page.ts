@@ -6,8 +6,8 @@
 import { describeMatchers } from '../../alerts/silences.js';
 import { silenceListing, type SilenceListing } from '../../alerts/silence-listing.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
-import { csrfField, notice, page, time, type PageContext } from '../layout.js';
-import { pagedTable, pager } from '../pager.js';
+import { csrfField, dataTable, notice, page, time, type PageContext } from '../layout.js';
+import { pager } from '../pager.js';
 
 const HEADINGS = ['Id', 'State', 'Matchers', 'From', 'Until', 'Open alerts', 'Author', 'Reason', ''];
 
@@ -42,7 +42,7 @@ export function silencesPage(ctx: PageContext, query: URLSearchParams, problem?:
       <a class="button" href="/silences/new">New silence</a>
     </div>
     ${flash ? notice(flash.kind, flash.text) : ''}
-    ${pagedTable(shown, 'silences', HEADINGS, all ? 'No silences.' : 'No silence in force.')}`;
+    ${shown.nav}${dataTable('silences', HEADINGS, shown.rows, all ? 'No silences.' : 'No silence in force.')}`;
   return page({ title: 'Silences', current: '/silences', ctx, body });
 }
 

@@ -13,6 +13,7 @@ import { channelStates, OutboxStore } from '../../notify/outbox-store.js';
 import type { ReadinessCheck } from '../../server/readiness-check.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
+import { getOrAdd } from '../../lib/get-or-add.js';
 import { parseTokenVisibility, TOKEN_VISIBILITY_KEY, type TokenVisibility } from '../../collectors/token-visibility.js';
 import { age, page, time, type PageContext, dataTable } from '../layout.js';
 import { timeToAlertSection } from './time-to-alert-section.js';
@@ -102,23 +103,20 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
         Request budget:
         ${ready.get('request_budget')?.detail ?? html`<span class="muted">not counted yet (the estate is counted at start)</span>`}
       </p>
-      ${
-        traffic.size === 0
-          ? html`<p class="empty">No request yet.</p>`
-          : html`${dataTable(
-              'api',
-              ['Function', 'Requests', 'Rate limited (429)', 'Errors by code'],
-              [...traffic].map(
-                ([fn, t]) =>
-                  html`<tr>
-                      <td><code>${fn}</code></td>
-                      <td>${t.requests}</td>
-                      <td class="${t.rateLimited > 0 ? 'warn' : ''}">${t.rateLimited}</td>
-                      <td>${[...t.errors].map(([code, n]) => html`<span class="label">${code}: ${n}</span> `)}</td>
-                    </tr>`,
-              ),
-            )}`
-      }
+      ${dataTable(
+        'api',
+        ['Function', 'Requests', 'Rate limited (429)', 'Errors by code'],
+        [...traffic].map(
+          ([fn, t]) =>
+            html`<tr>
+              <td><code>${fn}</code></td>
+              <td>${t.requests}</td>
+              <td class="${t.rateLimited > 0 ? 'warn' : ''}">${t.rateLimited}</td>
+              <td>${[...t.errors].map(([code, n]) => html`<span class="label">${code}: ${n}</span> `)}</td>
+            </tr>`,
+        ),
+        'No request yet.',
+      )}
     </section>
     <section>
       <h2>Outbox</h2>
@@ -156,11 +154,7 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
 /** Requests, 429s and errors per API function, from the metrics' counters. */
 async function apiTraffic(metrics: ApiCounters): Promise<Map<string, ApiTraffic>> {
   const out = new Map<string, ApiTraffic>();
-  const of = (fn: string): ApiTraffic => {
-    let t = out.get(fn);
-    if (!t) out.set(fn, (t = { requests: 0, rateLimited: 0, errors: new Map() }));
-    return t;
-  };
+  const of = (fn: string) => getOrAdd(out, fn, (): ApiTraffic => ({ requests: 0, rateLimited: 0, errors: new Map() }));
   for (const v of (await metrics.apiRequests.get()).values) {
     const t = of(String(v.labels.function));
     t.requests += v.value;

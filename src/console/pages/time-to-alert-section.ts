@@ -23,22 +23,19 @@ export function timeToAlertSection(store: Store, now: number): SafeHtml {
       Last 24 hours · from the record's own time of a problem (a run's last update, a URL's last outside check, an
       app's last change) to the first delivery of its alert
     </p>
-    ${
-      rows.length === 0
-        ? html`<p class="empty">No new problem told in the last 24 hours.</p>`
-        : dataTable(
-            'time-to-alert',
-            ['Check', 'Told', 'p50', 'p95'],
-            rows.map(
-              (r) =>
-                html`<tr data-check="${r.check}">
-                <td>${r.check}</td>
-                <td>${r.count}</td>
-                <td>${shown(r.p50)}</td>
-                <td>${shown(r.p95)}</td>
-              </tr>`,
-            ),
-          )
-    }
+    ${dataTable(
+      'time-to-alert',
+      ['Check', 'Told', 'p50', 'p95'],
+      rows.map(
+        (r) =>
+          html`<tr data-check="${r.check}">
+            <td>${r.check}</td>
+            <td>${r.count}</td>
+            <td>${shown(r.p50)}</td>
+            <td>${shown(r.p95)}</td>
+          </tr>`,
+      ),
+      'No new problem told in the last 24 hours.',
+    )}
   </section>`;
 }
