@@ -235,19 +235,13 @@ const MAX_LOG_LINE = 1000;
 function logBlock(log: LogDescription): SlackBlock {
   const head = `*${escapeMrkdwn(log.title, 200)}*\n\`\`\`\n`;
   const tail = '\n```';
-  const lines: string[] = [];
-  let length = head.length + tail.length;
-  for (const l of log.lines) {
+  const lines = log.lines.map((l) => {
     const text = escapeMrkdwn(l.text, MAX_LOG_LINE);
-    const line = l.stamp ? `${l.stamp}  ${text}` : text;
-    if (length + line.length + 2 > SLACK_LIMITS.text) {
-      lines.push('…');
-      break;
-    }
-    lines.push(line);
-    length += line.length + 1;
-  }
-  return { type: 'section', text: { type: 'mrkdwn', text: `${head}${lines.join('\n')}${tail}`, verbatim: true } };
+    return l.stamp ? `${l.stamp}  ${text}` : text;
+  });
+  // Room kept for the "\n…" that ends an excerpt cut short (its first line always fits).
+  const body = packLines(lines, SLACK_LIMITS.text - head.length - tail.length - 2, (packed) => `${packed}\n…`);
+  return { type: 'section', text: { type: 'mrkdwn', text: `${head}${body}${tail}`, verbatim: true } };
 }
 
 function sinceText(since: Since): string {
