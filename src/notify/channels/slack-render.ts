@@ -245,7 +245,7 @@ function logBlock(log: LogDescription): SlackBlock {
 }
 
 function sinceText(since: Since): string {
-  const when = since.at !== null ? dateToken(since.at) : escapeMrkdwn(since.text, 60);
+  const when = since.at !== null ? dateToken(since.at) : escapeMrkdwn(since.utc, 60);
   return since.ago ? `${when} (${since.ago} ago)` : when;
 }
 
