@@ -184,12 +184,12 @@ function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): 
 
 function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordMessage {
   const title = noticeTitle(n, o, DISCORD_TEMPLATES, (v) => escapeDiscordMarkdown(v, 250));
-  const budget = new TextBudget(DISCORD_LIMITS.description);
   const lines = [
     ...(n.fields ?? []).map((f) => factText({ label: f.label, value: f.value }, 500)),
     ...(n.lines ?? []).map((l) => escapeDiscordMarkdown(l, 1_000)),
   ];
-  const description = budget.take((max) => packWhole(lines, max), DISCORD_LIMITS.description) ?? '';
+  // One embed: its title, this description and its footer stay well within Discord's 6,000 in all.
+  const description = packWhole(lines, DISCORD_LIMITS.description);
   const url = safeHttpUrl(n.url) ?? undefined;
   const embed: DiscordEmbed = {
     title: cutText(title, DISCORD_LIMITS.title),
