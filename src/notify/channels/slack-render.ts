@@ -313,10 +313,7 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
   }
   const lines = (n.lines ?? []).map((l) => escapeMrkdwn(l, 1000));
   for (const chunk of chunkLines(lines, SLACK_LIMITS.text)) blocks.push(section(chunk));
-  if (n.url) {
-    const link = mrkdwnLink(n.url, 'Open', 20);
-    if (link.startsWith('<')) blocks.push(section(link));
-  }
+  if (safeHttpUrl(n.url)) blocks.push(section(mrkdwnLink(n.url, 'Open', 20)));
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
   // The notification's text is mrkdwn: the title's values escaped for it.
   const text = noticeTitle(n, o, SLACK_TEMPLATES, (v) => escapeMrkdwn(v, 1000));
