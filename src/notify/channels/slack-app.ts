@@ -106,7 +106,7 @@ export const slackAppChannel = {
         livingControls(alerts, {
           interactions: config.interactions,
           consoleUrl: deps.consoleUrl,
-          remedy: deps.remedyOf,
+          remedyOf: deps.remedyOf,
         }),
     });
     const guarded = resultGuard({
