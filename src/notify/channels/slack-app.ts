@@ -91,7 +91,6 @@ export const slackAppChannel = {
       );
       return (await made).apiCall(method, args);
     };
-    const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
     const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps);
     const living = new LivingMessages({
       name: config.name,
@@ -114,7 +113,7 @@ export const slackAppChannel = {
       failed: (err) =>
         err instanceof SlackAnswerError
           ? { outcome: 'retryable', reason: err.message }
-          : classifySlackApiError(err, callee, deps.clock.now()),
+          : classifySlackApiError(err, config, deps.clock.now()),
       secrets,
       log,
     });
