@@ -101,12 +101,8 @@ export const slackAppChannel = {
       log,
       maxItems: deps.maxItemsPerMessage ?? DEFAULT_MAX_ITEMS,
       renderOptions,
-      controls: (alerts) =>
-        livingControls(alerts, {
-          interactions: config.interactions,
-          consoleUrl: deps.consoleUrl,
-          remedyOf: deps.remedyOf,
-        }),
+      // The console's address and the remedy lookup are the deps' own (OfferSettings picks them).
+      controls: (alerts) => livingControls(alerts, { ...deps, interactions: config.interactions }),
     });
     const guarded = resultGuard({
       peer: 'Slack',
