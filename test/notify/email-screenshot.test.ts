@@ -37,7 +37,7 @@ async function open(name: string): Promise<{ page: Page; dialogs: string[]; shot
   const { html } = renderEmail(c.notification, {
     now: NOW,
     channelName: 'ops-mail',
-    subjectPrefix: '[deploy-watchdog]',
+    subject_prefix: '[deploy-watchdog]',
     commandConfigFile: CONFIG_FILE,
     links: LINKS,
   });

@@ -65,7 +65,7 @@ describe('golden messages', () => {
     const m = renderEmail(c.notification, {
       now: NOW,
       channelName: 'ops-mail',
-      subjectPrefix: '[deploy-watchdog]',
+      subject_prefix: '[deploy-watchdog]',
       commandConfigFile: CONFIG_FILE,
       links: LINKS,
     });

@@ -83,10 +83,9 @@ export interface Headline {
 
 /** Since when a problem exists. */
 export interface Since {
-  /** ms since the epoch; null when the source's text could not be read (then `text` is shown). */
+  /** ms since the epoch; null when the source's text could not be read (then `utc` is that text). */
   at: number | null;
-  text: string;
-  /** As a reader sees it: the time in UTC ("2026-11-02 11:55 UTC"), or `text` when it could not be read. */
+  /** As a reader sees it: the time in UTC ("2026-11-02 11:55 UTC"), or the source's text when it could not be read. */
   utc: string;
   /** "2h": how long ago; null under a minute (a fresh alert says nothing with "0s ago"). */
   ago: string | null;
@@ -316,7 +315,7 @@ export function describeEvent(
   const summary = cutSayingHowMuch(e.summary, SHOWN_LIMITS.summary);
   const ago = Number.isFinite(started) && now - started >= 60_000 ? formatDuration(now - started) : null;
   const at = Number.isFinite(started) ? started : null;
-  const since: Since = { at, text: startedText, utc: at !== null ? formatUtc(at) : startedText, ago };
+  const since: Since = { at, utc: at !== null ? formatUtc(at) : startedText, ago };
   return {
     ...base,
     tone: e.severity,

@@ -65,12 +65,11 @@ const COLOURS: Readonly<Record<Tone, number>> = {
   ok: 0x36a64f,
 };
 
-/** What rendering needs besides the notification; absent templates: {@link DISCORD_TEMPLATES}. */
-export interface DiscordRenderOptions extends RenderOptions {
-  mention?: DiscordConfig['mention'];
-  username?: string | undefined;
-  avatarUrl?: string | undefined;
-}
+/**
+ * What rendering needs besides the notification, the channel's mention, name and avatar as its
+ * config gives them; absent templates: {@link DISCORD_TEMPLATES}.
+ */
+export type DiscordRenderOptions = RenderOptions & Partial<Pick<DiscordConfig, 'mention' | 'username' | 'avatar_url'>>;
 
 /** `templates/discord/`: the built-in rendering's own templates. */
 export const DISCORD_TEMPLATES = defaultTemplates('discord', DISCORD_TEMPLATE_PARTS);
@@ -79,7 +78,7 @@ export const DISCORD_TEMPLATES = defaultTemplates('discord', DISCORD_TEMPLATE_PA
 export function renderDiscord(n: Notification, o: DiscordRenderOptions): DiscordMessage {
   const message = n.type === 'notice' ? noticeMessage(n, o) : alertsMessage(n, o);
   if (o.username) message.username = o.username;
-  if (o.avatarUrl) message.avatar_url = o.avatarUrl;
+  if (o.avatar_url) message.avatar_url = o.avatar_url;
   return message;
 }
 
@@ -184,12 +183,12 @@ function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): 
 
 function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordMessage {
   const title = noticeTitle(n, o, DISCORD_TEMPLATES, (v) => escapeDiscordMarkdown(v, 250));
-  const budget = new TextBudget(DISCORD_LIMITS.description);
   const lines = [
     ...(n.fields ?? []).map((f) => factText({ label: f.label, value: f.value }, 500)),
     ...(n.lines ?? []).map((l) => escapeDiscordMarkdown(l, 1_000)),
   ];
-  const description = budget.take((max) => packWhole(lines, max), DISCORD_LIMITS.description) ?? '';
+  // One embed: its title, this description and its footer stay well within Discord's 6,000 in all.
+  const description = packWhole(lines, DISCORD_LIMITS.description);
   const url = safeHttpUrl(n.url) ?? undefined;
   const embed: DiscordEmbed = {
     title: cutText(title, DISCORD_LIMITS.title),
@@ -315,7 +314,7 @@ export const discordChannel = {
       ...renderOptionsOf(config, deps),
       mention: config.mention,
       username: config.username,
-      avatarUrl: config.avatar_url,
+      avatar_url: config.avatar_url,
     });
     // Without a state (notify-test) each message stands alone.
     const living =

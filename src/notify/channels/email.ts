@@ -38,10 +38,8 @@ export interface EmailMessage {
  */
 export const MACHINE_HEADERS: Readonly<Record<string, string>> = { 'Auto-Submitted': 'auto-generated' };
 
-/** What rendering needs besides the notification. */
-export interface EmailRenderOptions extends RenderOptions {
-  subjectPrefix: string;
-}
+/** What rendering needs besides the notification: the subject's prefix, as the channel's config gives it. */
+export type EmailRenderOptions = RenderOptions & Pick<EmailConfig, 'subject_prefix'>;
 
 /** `templates/email/`: the built-in rendering's own templates. */
 export const EMAIL_TEMPLATES = defaultTemplates('email', EMAIL_TEMPLATE_PARTS);
@@ -75,7 +73,7 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   const { d, view, templates } = describedAlerts(n, o, EMAIL_TEMPLATES);
   // The title is a header too.
   const title = plainLine((escape) => templates.title!.render([view], escape), MAX_SUBJECT);
-  const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
+  const subject = oneLine(`${o.subject_prefix} ${title}`, MAX_SUBJECT);
   const leads = view.events.map((e) => ({
     text: templates.text!.render([view, e], (v) => plainText(v, MAX_VALUE)),
     html: templates.html!.render([view, e], (v) => escapeHtml(v, MAX_VALUE)),
@@ -256,7 +254,7 @@ function eventHtml(d: EventDescription, lead: string): string {
 function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessage {
   // A header, as an alert's title.
   const title = plainLine((escape) => noticeTitle(n, o, EMAIL_TEMPLATES, escape), MAX_SUBJECT);
-  const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
+  const subject = oneLine(`${o.subject_prefix} ${title}`, MAX_SUBJECT);
   const href = safeHttpUrl(n.url);
   const fields = n.fields ?? [];
   const lines = n.lines ?? [];
@@ -437,7 +435,7 @@ export const emailChannel = {
       kind: 'email',
       sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
       render: (n) =>
-        renderEmail(n, { ...renderOptionsOf(config, deps), subjectPrefix: config.subject_prefix, templates }),
+        renderEmail(n, { ...renderOptionsOf(config, deps), subject_prefix: config.subject_prefix, templates }),
       send: (message, signal) =>
         guardedSend({
           start: () =>

@@ -14,7 +14,8 @@
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { alertId } from '../../alerts/alert-id.js';
 import { consoleLink } from './console-link.js';
-import type { SlackInteractionsConfig } from './slack-interactions-config.js';
+import type { ChannelDeps } from './channel.js';
+import type { SlackAppConfig } from './slack-app-config.js';
 import type { EventControls, SlackButton, SlackOverflow } from './slack-render.js';
 import { SLACK_LIMITS } from './slack-limits.js';
 
@@ -33,15 +34,12 @@ export const SILENCE_BUTTONS: Readonly<Record<'silence_1h' | 'silence_4h', { lab
 /** Where an action's button is found by a click: the prefix of our `action_id`s. */
 const ACTION_PREFIX = 'dw.';
 
-/** What the living message offers of each alert, as the channel's config and the composition root say. */
-export interface OfferSettings {
-  /** The channel's `interactions`; absent: clicks reach nobody, so only links are offered. */
-  interactions: SlackInteractionsConfig | undefined;
-  /** `server.console.public_url`; absent: no Open in console. */
-  consoleUrl: string | undefined;
-  /** The label of the action a remediation policy takes on this alert when asked ("Retry now"), if one would. */
-  remedy: ((fingerprint: string) => string | undefined) | undefined;
-}
+/**
+ * What the living message offers of each alert, as the channel's config and the composition root
+ * say: without `interactions` clicks reach nobody, so only links are offered; without `consoleUrl`
+ * no Open in console; `remedyOf` labels the action a remediation policy would take when asked.
+ */
+export type OfferSettings = Pick<SlackAppConfig, 'interactions'> & Pick<ChannelDeps, 'consoleUrl' | 'remedyOf'>;
 
 /** The controls of the alerts of a living message, by fingerprint: none for an alert over. */
 export function livingControls(alerts: readonly AlertEvent[], settings: OfferSettings): Map<string, EventControls> {
@@ -71,7 +69,7 @@ export function alertControls(event: AlertEvent, settings: OfferSettings): Event
     for (const action of ['silence_1h', 'silence_4h'] as const)
       actions.push({ action, label: SILENCE_BUTTONS[action].label });
   }
-  const remedy = may('remediate') ? settings.remedy?.(event.fingerprint) : undefined;
+  const remedy = may('remediate') ? settings.remedyOf?.(event.fingerprint) : undefined;
   if (remedy) actions.push({ action: 'remediate', label: remedy });
   const link = consoleLink(settings.consoleUrl, event.fingerprint);
   if (actions.length === 0 && !link) return undefined;

@@ -10,16 +10,14 @@ import { SLACK_ERROR } from './slack-web-api-words.js';
 import type { SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { oneLine } from './escape.js';
+import type { SlackAppConfig } from './slack-app-config.js';
 
-/** Where the failed call went, for reasons that say what to fix. */
-export interface SlackApiCallee {
-  /** The channel's name in `notify.channels`. */
-  name: string;
-  /** The Slack channel ID it posts to. */
-  slackChannel: string;
-  /** The time limit of one call, in ms, for the reason of a timeout. */
-  timeoutMs: number;
-}
+/**
+ * Where the failed call went, for reasons that say what to fix: as the channel's config says, its
+ * name in `notify.channels`, the Slack channel ID it posts to, and the time limit of one call (ms)
+ * for the reason of a timeout.
+ */
+export type SlackApiCallee = Pick<SlackAppConfig, 'name' | 'channel' | 'timeout'>;
 
 /** Error words that pass by themselves (Slack's own trouble, a rate limit): the call is tried again later. */
 export const PASSING_SLACK_ERRORS: ReadonlyMap<string, string> = new Map([
@@ -34,11 +32,10 @@ export const PASSING_SLACK_ERRORS: ReadonlyMap<string, string> = new Map([
 /** The refusals sending again cannot change, each with what to fix. */
 const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => string>> = {
   channel_not_found: (c) =>
-    `Slack has no channel ${c.slackChannel} this app can see (channel_not_found): check the channel ID of ${c.name} in notify.channels, and invite the app to it if it is private`,
+    `Slack has no channel ${c.channel} this app can see (channel_not_found): check the channel ID of ${c.name} in notify.channels, and invite the app to it if it is private`,
   not_in_channel: (c) =>
-    `the app is not a member of channel ${c.slackChannel} (not_in_channel): invite it there (/invite @your-app in that channel)`,
-  is_archived: (c) =>
-    `channel ${c.slackChannel} is archived (is_archived): unarchive it, or give ${c.name} another channel`,
+    `the app is not a member of channel ${c.channel} (not_in_channel): invite it there (/invite @your-app in that channel)`,
+  is_archived: (c) => `channel ${c.channel} is archived (is_archived): unarchive it, or give ${c.name} another channel`,
   invalid_auth: (c) =>
     `Slack refused the bot token (invalid_auth): check bot_token of ${c.name} (the app's xoxb- token)`,
   not_authed: (c) => `no bot token reached Slack (not_authed): check bot_token of ${c.name}`,
@@ -48,7 +45,7 @@ const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => string>> =
     `the bot token was revoked (token_revoked): reinstall the app to the workspace and give ${c.name} its new bot token`,
   token_expired: (c) => `the bot token has expired (token_expired): give ${c.name} a bot token that does not expire`,
   restricted_action: (c) =>
-    `the workspace does not let this app post in ${c.slackChannel} (restricted_action): ask a Slack admin, or give ${c.name} another channel`,
+    `the workspace does not let this app post in ${c.channel} (restricted_action): ask a Slack admin, or give ${c.name} another channel`,
   ekm_access_denied: () => 'the workspace refuses the app (ekm_access_denied): ask a Slack admin',
   team_access_not_granted: () =>
     'the app is not granted access to this workspace (team_access_not_granted): ask a Slack admin',
@@ -113,7 +110,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       const original = e.original ?? {};
       // fetch aborts with a TimeoutError when the client's own `timeout` passes.
       if (original.name === 'TimeoutError' || original.name === 'AbortError') {
-        return classifyNetworkError('ETIMEDOUT', callee.timeoutMs);
+        return classifyNetworkError('ETIMEDOUT', callee.timeout);
       }
       const code = typeof original.cause?.code === 'string' ? original.cause.code : undefined;
       return classifyNetworkError(code ?? (typeof original.code === 'string' ? original.code : undefined));

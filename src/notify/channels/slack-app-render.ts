@@ -10,7 +10,7 @@ import type { AlertsNotification } from './channel.js';
 import { describeHeadline, type Tone } from './describe.js';
 import { escapeMrkdwn } from './escape.js';
 import { alertsOf } from './incident-parts.js';
-import { context, renderSlack, type SlackBlock, type SlackRenderOptions } from './slack-render.js';
+import { context, renderSlack, type SlackBlock, type SlackMessage, type SlackRenderOptions } from './slack-render.js';
 import { SLACK_LIMITS } from './slack-limits.js';
 
 /** The colour bar of each tone (Slack's attachment `color`). */
@@ -27,10 +27,7 @@ export const TONE_COLOURS: Readonly<Record<Tone, string>> = {
  * top, the rest beside a colour bar (an attachment); a thread reply or a notice: blocks alone, as
  * the webhook channel sends them.
  */
-export interface SlackAppMessage {
-  /** The notification's text (what a phone's lock screen shows). */
-  text: string;
-  blocks: SlackBlock[];
+export interface SlackAppMessage extends SlackMessage {
   attachments?: { color: string; blocks: SlackBlock[] }[];
 }
 

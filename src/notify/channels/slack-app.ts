@@ -91,7 +91,6 @@ export const slackAppChannel = {
       );
       return (await made).apiCall(method, args);
     };
-    const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
     const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps);
     const living = new LivingMessages({
       name: config.name,
@@ -102,19 +101,15 @@ export const slackAppChannel = {
       log,
       maxItems: deps.maxItemsPerMessage ?? DEFAULT_MAX_ITEMS,
       renderOptions,
-      controls: (alerts) =>
-        livingControls(alerts, {
-          interactions: config.interactions,
-          consoleUrl: deps.consoleUrl,
-          remedy: deps.remedyOf,
-        }),
+      // The console's address and the remedy lookup are the deps' own (OfferSettings picks them).
+      controls: (alerts) => livingControls(alerts, { ...deps, interactions: config.interactions }),
     });
     const guarded = resultGuard({
       peer: 'Slack',
       failed: (err) =>
         err instanceof SlackAnswerError
           ? { outcome: 'retryable', reason: err.message }
-          : classifySlackApiError(err, callee, deps.clock.now()),
+          : classifySlackApiError(err, config, deps.clock.now()),
       secrets,
       log,
     });

@@ -235,23 +235,17 @@ const MAX_LOG_LINE = 1000;
 function logBlock(log: LogDescription): SlackBlock {
   const head = `*${escapeMrkdwn(log.title, 200)}*\n\`\`\`\n`;
   const tail = '\n```';
-  const lines: string[] = [];
-  let length = head.length + tail.length;
-  for (const l of log.lines) {
+  const lines = log.lines.map((l) => {
     const text = escapeMrkdwn(l.text, MAX_LOG_LINE);
-    const line = l.stamp ? `${l.stamp}  ${text}` : text;
-    if (length + line.length + 2 > SLACK_LIMITS.text) {
-      lines.push('…');
-      break;
-    }
-    lines.push(line);
-    length += line.length + 1;
-  }
-  return { type: 'section', text: { type: 'mrkdwn', text: `${head}${lines.join('\n')}${tail}`, verbatim: true } };
+    return l.stamp ? `${l.stamp}  ${text}` : text;
+  });
+  // Room kept for the "\n…" that ends an excerpt cut short (its first line always fits).
+  const body = packLines(lines, SLACK_LIMITS.text - head.length - tail.length - 2, (packed) => `${packed}\n…`);
+  return { type: 'section', text: { type: 'mrkdwn', text: `${head}${body}${tail}`, verbatim: true } };
 }
 
 function sinceText(since: Since): string {
-  const when = since.at !== null ? dateToken(since.at) : escapeMrkdwn(since.text, 60);
+  const when = since.at !== null ? dateToken(since.at) : escapeMrkdwn(since.utc, 60);
   return since.ago ? `${when} (${since.ago} ago)` : when;
 }
 
@@ -319,10 +313,7 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
   }
   const lines = (n.lines ?? []).map((l) => escapeMrkdwn(l, 1000));
   for (const chunk of chunkLines(lines, SLACK_LIMITS.text)) blocks.push(section(chunk));
-  if (n.url) {
-    const link = mrkdwnLink(n.url, 'Open', 20);
-    if (link.startsWith('<')) blocks.push(section(link));
-  }
+  if (safeHttpUrl(n.url)) blocks.push(section(mrkdwnLink(n.url, 'Open', 20)));
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
   // The notification's text is mrkdwn: the title's values escaped for it.
   const text = noticeTitle(n, o, SLACK_TEMPLATES, (v) => escapeMrkdwn(v, 1000));

@@ -3,7 +3,7 @@ import type { AlertEvent } from '../../../src/alerts/alert-event.js';
 import { renderEmail } from '../../../src/notify/channels/email.js';
 import { alertEvent, alerts, NOW } from './fixtures.js';
 
-const options = { now: NOW, channelName: 'ops-mail', subjectPrefix: '[deploy-watchdog]' };
+const options = { now: NOW, channelName: 'ops-mail', subject_prefix: '[deploy-watchdog]' };
 
 describe('renderEmail', () => {
   it('builds the subject from severity, count, what and where', () => {

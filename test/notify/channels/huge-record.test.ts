@@ -18,7 +18,7 @@ const event = alertEvent({ facts, summary: `${'very long reason '.repeat(400_000
 const notification = alerts([event]);
 
 describe.each([
-  ['email', () => JSON.stringify(renderEmail(notification, { now: NOW, channelName: 'mail', subjectPrefix: '[dw]' }))],
+  ['email', () => JSON.stringify(renderEmail(notification, { now: NOW, channelName: 'mail', subject_prefix: '[dw]' }))],
   ['slack', () => JSON.stringify(renderSlack(notification, { now: NOW, channelName: 'slack' }))],
   [
     'webhook',

@@ -26,7 +26,7 @@ const ALL = interactions({ acknowledge: 'anyone', silence: { users: ['U0BOB'] },
 const EVERYTHING: OfferSettings = {
   interactions: ALL,
   consoleUrl: 'https://watchdog.example.com',
-  remedy: () => 'Retry now',
+  remedyOf: () => 'Retry now',
 };
 
 /** The buttons' labels, and what each hands back (a value) or opens (a URL). */
@@ -51,7 +51,7 @@ describe('alertControls: what a living message offers about one alert', () => {
     {
       what: 'an acknowledged one: Unacknowledge instead',
       event: alertEvent({ kind: 'acknowledged' }),
-      settings: { ...EVERYTHING, remedy: undefined, consoleUrl: undefined },
+      settings: { ...EVERYTHING, remedyOf: undefined, consoleUrl: undefined },
       buttons: [
         ['Unacknowledge', `unacknowledge:${ID}`],
         ['Silence 1h', `silence_1h:${ID}`],
@@ -70,7 +70,7 @@ describe('alertControls: what a living message offers about one alert', () => {
     {
       what: 'no policy would act when asked: no Retry now',
       event: alertEvent({ kind: 'escalated' }),
-      settings: { ...EVERYTHING, remedy: () => undefined, consoleUrl: undefined },
+      settings: { ...EVERYTHING, remedyOf: () => undefined, consoleUrl: undefined },
       buttons: [
         ['Acknowledge', `acknowledge:${ID}`],
         ['Silence 1h', `silence_1h:${ID}`],
@@ -86,7 +86,7 @@ describe('alertControls: what a living message offers about one alert', () => {
     {
       what: 'no interactions and no console: nothing',
       event: alertEvent(),
-      settings: { interactions: undefined, consoleUrl: undefined, remedy: undefined },
+      settings: { interactions: undefined, consoleUrl: undefined, remedyOf: undefined },
       buttons: undefined,
     },
     {

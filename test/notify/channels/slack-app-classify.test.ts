@@ -2,7 +2,7 @@ import { WebAPIPlatformError, WebAPIRateLimitedError } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { classifySlackApiError, slackErrorWord } from '../../../src/notify/channels/slack-app-classify.js';
 
-const CALLEE = { name: 'ops-app', slackChannel: 'C0ALERTS', timeoutMs: 300 };
+const CALLEE = { name: 'ops-app', channel: 'C0ALERTS', timeout: 300 };
 const NOW = Date.UTC(2026, 10, 1);
 
 /** The failures no answer of the fake Slack can produce: those of the client itself and of our side. */

@@ -216,7 +216,7 @@ const KINDS: {
       const m = renderEmail(n, {
         now: NOW,
         channelName: 'ops-mail',
-        subjectPrefix: '[deploy-watchdog]',
+        subject_prefix: '[deploy-watchdog]',
         commandConfigFile: CONFIG_FILE,
         links: LINKS,
         templates,
@@ -234,7 +234,7 @@ const KINDS: {
     // A text without an html: the HTML part shows it as the plain text it is.
     templates: emailTemplates({ text: 'Look <here>: {{summary}}\nthen act' }),
     render: (n, templates) =>
-      renderEmail(n, { now: NOW, channelName: 'ops-mail', subjectPrefix: '[dw]', links: LINKS, templates }).html,
+      renderEmail(n, { now: NOW, channelName: 'ops-mail', subject_prefix: '[dw]', links: LINKS, templates }).html,
     safe: (out) => {
       expect(out).not.toMatch(/<here>|<script|<img/);
     },
@@ -367,7 +367,7 @@ describe('templates per channel kind, as golden files', () => {
     const mail = renderEmail(four, {
       now: NOW,
       channelName: 'ops-mail',
-      subjectPrefix: '[dw]',
+      subject_prefix: '[dw]',
       links: LINKS,
       templates: emailTemplates({ text: '{{tone_word}}: {{app}}\n{{summary}}' }),
     });
@@ -394,7 +394,7 @@ describe('templates per channel kind, as golden files', () => {
     const mail = renderEmail(two, {
       ...o,
       channelName: 'ops-mail',
-      subjectPrefix: '[dw]',
+      subject_prefix: '[dw]',
       templates: emailTemplates({ text: 'Console: {{console_url}}', html: '<a href="{{console_url}}">{{app}}</a>' }),
     });
     for (const i of [0, 1]) {

@@ -135,7 +135,7 @@ describe('readEmail', () => {
         events: [event()],
         omitted: 0,
       },
-      { now: NOW, channelName: 'ops-mail', subjectPrefix: '[deploy-watchdog]' },
+      { now: NOW, channelName: 'ops-mail', subject_prefix: '[deploy-watchdog]' },
     );
     const reading = readEmail(message);
     expect(reading.subject).toBe('[deploy-watchdog] CRITICAL 1 certificate problem · shop-prod (production)');
