@@ -58,8 +58,6 @@ export interface AppsReadCycle {
 export class SharedApps {
   #last: AppsRead | undefined;
   #pending: Promise<AppsRead> | undefined;
-  /** Reads made (for tests and logs). */
-  reads = 0;
 
   /**
    * The list, read at most `maxAgeMs` ago (by `ctx.now`), in the scope of `ctx`; read again when
@@ -93,7 +91,6 @@ export class SharedApps {
   }
 
   async #readNow(ctx: AppsReadCycle, scope: string): Promise<AppsRead> {
-    this.reads += 1;
     // Kept with the answer: a job sharing it no more sees a bad app than the one that read it, and
     // an app it does not see is not gone (its alerts held, not resolved as "gone from the service").
     const aside = new Quarantine();
