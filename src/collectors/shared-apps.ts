@@ -12,8 +12,8 @@
  * A failed read is not kept; readers that ask while a read is under way share it.
  */
 import type { ApiClient } from '../api/client.js';
-import { Quarantine, type QuarantinedRecord, type QuarantineSink } from '../api/quarantine.js';
-import { readAcrossNamespaces } from './read-across-namespaces.js';
+import { Quarantine, type QuarantinedRecord } from '../api/quarantine.js';
+import { readAcrossNamespaces, type WalkOptions } from './read-across-namespaces.js';
 import { appBackupStateView, type AppBackupState } from './views.js';
 
 /** Jobs whose ticks fall within this much of a read share it (the schedules' finest step, a minute). */
@@ -46,12 +46,10 @@ export interface AppsRead {
  * What a read of the list needs from the job's cycle (its `CollectorContext` has all of it): the
  * client, the namespaces in scope, the cycle's time and signal, and where bad records go.
  */
-export interface AppsReadCycle {
+export interface AppsReadCycle extends WalkOptions {
   client: ApiClient;
   namespaces: readonly string[] | null;
   now: number;
-  signal?: AbortSignal | undefined;
-  quarantine?: QuarantineSink | undefined;
 }
 
 /** The shared `apps.list`, kept between cycles. */
