@@ -122,7 +122,7 @@ export async function explainVanished(
     held,
     tell: (now) => {
       for (const [key, app] of vanished) {
-        if (app.environmentType !== 'production' || deps.vanishedTold.has(key)) continue;
+        if (app.environment_type !== 'production' || deps.vanishedTold.has(key)) continue;
         deps.vanishedTold.add(key);
         tellProduction(deps, app, now, log);
       }

@@ -1,4 +1,5 @@
 import type { AttentionSection, AttentionSummary } from '../api/schemas.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import { unlessAborted } from '../lib/unless-aborted.js';
 import type { CollectorContext } from './collector-context.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
@@ -65,13 +66,9 @@ export function mergeAttention(answers: readonly AttentionSummary[]): AttentionS
   const byRule = new Map<string, AttentionSection>();
   for (const answer of answers) {
     for (const section of answer.sections) {
-      const seen = byRule.get(section.rule);
-      if (seen) {
-        seen.items = [...seen.items, ...section.items];
-        seen.count += section.count;
-      } else {
-        byRule.set(section.rule, { ...section, items: [...section.items] });
-      }
+      const merged = getOrAdd(byRule, section.rule, () => ({ ...section, items: [], count: 0 }));
+      merged.items = [...merged.items, ...section.items];
+      merged.count += section.count;
     }
   }
   // Stable sort: rules of the same severity keep the order they were first seen in.

@@ -1,11 +1,8 @@
-import type { QuarantineSink } from '../api/quarantine.js';
+import type { CallOptions } from '../api/client.js';
 import { mapLimit } from './map-limit.js';
 
 /** What a collector's walk is handed besides its query: the read's signal and quarantine. */
-export interface WalkOptions {
-  signal?: AbortSignal | undefined;
-  quarantine?: QuarantineSink | undefined;
-}
+export type WalkOptions = Pick<CallOptions, 'signal' | 'quarantine'>;
 
 /**
  * Calls `read` once per configured namespace (its query `{ namespace }`) and concatenates the

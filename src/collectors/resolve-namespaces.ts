@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { permissionDenial } from '../api/describe-error.js';
+import type { CollectorContext } from './collector-context.js';
 
 /** A configured namespace the token does not reach: a configuration problem, not an outage. */
 export class NamespaceError extends Error {
@@ -16,13 +17,8 @@ export class NamespaceError extends Error {
   }
 }
 
-/** Which namespaces the collectors read. */
-export interface NamespaceScope {
-  /** Codes to read one by one, or `null`: read without the parameter (all the token reaches). */
-  namespaces: string[] | null;
-  /** What `whoami` said the token reaches (codes), or null when whoami could not tell. */
-  reached: string[] | null;
-}
+/** Which namespaces the collectors read, and which the token reaches (null: whoami could not tell). */
+export type NamespaceScope = Required<Pick<CollectorContext, 'namespaces' | 'reached'>>;
 
 /**
  * Asks `whoami` which namespaces the token reaches. With `api.namespaces` set, every one of them

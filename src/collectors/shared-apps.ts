@@ -12,8 +12,8 @@
  * A failed read is not kept; readers that ask while a read is under way share it.
  */
 import type { ApiClient } from '../api/client.js';
-import { Quarantine, type QuarantinedRecord, type QuarantineSink } from '../api/quarantine.js';
-import { readAcrossNamespaces } from './read-across-namespaces.js';
+import { Quarantine, type QuarantinedRecord } from '../api/quarantine.js';
+import { readAcrossNamespaces, type WalkOptions } from './read-across-namespaces.js';
 import { appBackupStateView, type AppBackupState } from './views.js';
 
 /** Jobs whose ticks fall within this much of a read share it (the schedules' finest step, a minute). */
@@ -46,20 +46,16 @@ export interface AppsRead {
  * What a read of the list needs from the job's cycle (its `CollectorContext` has all of it): the
  * client, the namespaces in scope, the cycle's time and signal, and where bad records go.
  */
-export interface AppsReadCycle {
+export interface AppsReadCycle extends WalkOptions {
   client: ApiClient;
   namespaces: readonly string[] | null;
   now: number;
-  signal?: AbortSignal | undefined;
-  quarantine?: QuarantineSink | undefined;
 }
 
 /** The shared `apps.list`, kept between cycles. */
 export class SharedApps {
   #last: AppsRead | undefined;
   #pending: Promise<AppsRead> | undefined;
-  /** Reads made (for tests and logs). */
-  reads = 0;
 
   /**
    * The list, read at most `maxAgeMs` ago (by `ctx.now`), in the scope of `ctx`; read again when
@@ -93,7 +89,6 @@ export class SharedApps {
   }
 
   async #readNow(ctx: AppsReadCycle, scope: string): Promise<AppsRead> {
-    this.reads += 1;
     // Kept with the answer: a job sharing it no more sees a bad app than the one that read it, and
     // an app it does not see is not gone (its alerts held, not resolved as "gone from the service").
     const aside = new Quarantine();

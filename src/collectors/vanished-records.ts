@@ -15,7 +15,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { EnvironmentType } from '../api/schemas.js';
+import type { AppListItem } from '../api/schemas.js';
 import { unlessAborted } from '../lib/unless-aborted.js';
 
 /** Apps looked up per cycle at most: the alerts of the others are held, and looked up in the next cycles. */
@@ -38,13 +38,11 @@ export interface AppOfAlert {
   id: number | undefined;
 }
 
-/** Why an app vanished, as found. */
-export interface VanishedApp {
-  name: string;
-  namespace: string;
-  environmentType: EnvironmentType | null;
-  /** The app's own state word (`deleted`, `disabled`: the service's words). */
-  state: string;
+/**
+ * Why an app vanished, as found: the app as `apps.list` lists it with `include_deleted` (its own
+ * `state` word, `deleted` or `disabled`, is the service's), and why.
+ */
+export interface VanishedApp extends AppListItem {
   /** The name of its project when that project is disabled. */
   disabledProject: string | null;
   /** The resolution of its alerts: "app deleted: …", "project disabled: …". */
@@ -132,12 +130,5 @@ async function lookUp(
     disabledProject !== null
       ? `project disabled: ${disabledProject} is disabled on the service, and its app ${record.name} with it`
       : `app ${record.state}: the service lists ${record.name} as ${record.state}`;
-  return {
-    name: record.name,
-    namespace: record.namespace,
-    environmentType: record.environment_type,
-    state: record.state,
-    disabledProject,
-    words,
-  };
+  return { ...record, disabledProject, words };
 }

@@ -219,7 +219,7 @@ export class ContextReader {
   async #readLogs(reading: Reading): Promise<void> {
     const { ask, context } = reading;
     const { settings, client, clock, token } = this.#p;
-    const { lines, width, lead, sources, error_words } = settings.logs;
+    const { lead, sources } = settings.logs;
     const source = logSourceOf(ask, sources);
     const failedAt = parseTime(ask.at);
     const since = logSince(failedAt, clock.now(), lead);
@@ -228,7 +228,7 @@ export class ContextReader {
     );
     if (!answer) return;
     const scrubbed = answer.items.map((item) => ({ ...item, line: Secret.scrub(item.line, [token]) }));
-    const excerpt = logExcerpt(scrubbed, { failedAt, lines, width, errorWords: error_words });
+    const excerpt = logExcerpt(scrubbed, { ...settings.logs, failedAt });
     if (excerpt.lines.length === 0) {
       // Truncated (more lines than `limit`, reference §4): the answer's lines all came after the
       // failure, so the log is not empty there; it logged too much since to reach back to it.

@@ -7,6 +7,7 @@
  * medium.
  */
 import type { LogSource, LogTail } from '../api/schemas.js';
+import type { ContextSettings } from '../config/context-config.js';
 import type { RunContextAsk } from '../detectors/run-context.js';
 import type { ContextLogLine } from '../lib/alert-vocabulary.js';
 import { parseTime } from '../lib/parse-time.js';
@@ -40,16 +41,13 @@ export function logSince(failedAt: number | null, now: number, leadMs: number): 
   return minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`;
 }
 
-/** How an excerpt is made. */
-export interface ExcerptOptions {
+/**
+ * How an excerpt is made: `notify.context.logs`' lines shown at most, longest line (in code
+ * points) and words that make a line an error line (any case, whole words).
+ */
+export interface ExcerptOptions extends Pick<ContextSettings['logs'], 'lines' | 'width' | 'error_words'> {
   /** When the run failed (ms); lines after it (past {@link AFTER_FAILURE_MS}) are not about it. Null: unknown. */
   failedAt: number | null;
-  /** Lines shown at most. */
-  lines: number;
-  /** Longest line, in characters (code points). */
-  width: number;
-  /** Words that make a line an error line (any case, whole words). */
-  errorWords: readonly string[];
 }
 
 /**
@@ -62,7 +60,7 @@ export function logExcerpt(
   items: LogTail['items'],
   options: ExcerptOptions,
 ): { lines: ContextLogLine[]; matched: number } {
-  const isError = errorTest(options.errorWords);
+  const isError = errorTest(options.error_words);
   const until = options.failedAt === null ? Infinity : options.failedAt + AFTER_FAILURE_MS;
   const around = items.filter((item) => (parseTime(item.time) ?? -Infinity) <= until);
   const marked = around.map((item) => ({ item, error: isError(item.line) }));

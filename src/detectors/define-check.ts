@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { runbookUrlSchema } from '../config/link-schema.js';
 import type { BulkJob, BulkRecords, ExtraRead, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
-import type { Labels, Subject } from '../lib/alert-vocabulary.js';
+import type { Subject } from '../lib/alert-vocabulary.js';
 import type { DetectorResult } from './detector-result.js';
 import type { Detection, Finding } from './finding.js';
 import { present, type Presentation } from './presentation.js';
@@ -66,12 +66,8 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
   context?: (alert: ResolvedAlert) => RunContextAsk | null;
 }
 
-/** What a check reads of an alert it is asked to explain the end of. */
-export interface ResolvedAlert {
-  subject: Subject | null;
-  labels: Labels;
-  details: Record<string, string>;
-}
+/** What a check reads of an alert it is asked to explain the end of: its finding's labels and details, its subject. */
+export type ResolvedAlert = Pick<Detection<string>, 'labels' | 'details'> & { subject: Subject | null };
 
 /** Which keys of a check's section list `state` words, and the kind of record whose state they judge. */
 export interface StateLists<C = Record<string, unknown>> {

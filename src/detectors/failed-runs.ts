@@ -28,6 +28,7 @@ import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { formatDuration } from '../lib/format-duration.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { parseTime } from '../lib/parse-time.js';
@@ -172,12 +173,7 @@ export function failedRuns(
   now: number,
 ): Detection<'failed_runs'>[] {
   const groups = new Map<string, RunListItem[]>();
-  for (const run of snapshot.runs) {
-    const key = groupKey(run);
-    const group = groups.get(key);
-    if (group) group.push(run);
-    else groups.set(key, [run]);
-  }
+  for (const run of snapshot.runs) getOrAdd(groups, groupKey(run), () => []).push(run);
   const findings: Detection<'failed_runs'>[] = [];
   for (const [key, group] of groups) {
     sortNewestFirst(group);

@@ -43,7 +43,7 @@ beforeEach(() => {
   sim.control.resetRequests();
 });
 
-function ctx(checksYaml = '', namespaces: string[] | null = null): CollectorContext {
+function ctx(checksYaml = '', namespaces: readonly string[] | null = null): CollectorContext {
   const config = parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${checksYaml}`, {}, 'test.yaml');
   // The reads beyond each job's own that the enabled checks ask for, as the job cycle passes them.
   const extraReads = extraReadsFor(detectorOptionsFromConfig(config.checks));

@@ -56,7 +56,7 @@ describe('cutLine', () => {
 
 describe('logExcerpt', () => {
   const item = (msAgo: number, line: string) => ({ time: at(msAgo), line, source: 'setup' });
-  const options = { failedAt: NOW - 2 * MINUTE, lines: 3, width: 160, errorWords: DEFAULTS.error_words };
+  const options = { failedAt: NOW - 2 * MINUTE, lines: 3, width: 160, error_words: DEFAULTS.error_words };
 
   it('shows error lines first, then the newest others, up to the failure', () => {
     const items = [

@@ -109,12 +109,7 @@ const CONTEXT = contextConfigSchema.parse(undefined);
 function updateContext(lines: readonly [minutesAgo: number, line: string][], notes: string[] = []): AlertContext {
   const failedAt = NOW - 47 * MINUTE;
   const items = lines.map(([m, line]) => ({ time: ago(m * MINUTE), line, source: 'setup' }));
-  const excerpt = logExcerpt(items, {
-    failedAt,
-    lines: CONTEXT.logs.lines,
-    width: CONTEXT.logs.width,
-    errorWords: CONTEXT.logs.error_words,
-  });
+  const excerpt = logExcerpt(items, { ...CONTEXT.logs, failedAt });
   const point = restorePointSchema.parse({
     id: 412,
     app_id: 1,
