@@ -18,7 +18,7 @@ const REASON_TEXT: Readonly<Record<QuarantineReason, string>> = {
   access_denied: 'cannot be read now (access_denied: the token may not read them by id)',
   not_found: 'cannot be read now (not_found right after the list named them)',
   unreadable: 'cannot be parsed (a timestamp or a field the watchdog cannot read)',
-  unknown_value: 'carry a value beyond those the reference states',
+  unknown_value: 'set aside for a value beyond those the reference states',
 };
 
 const NOUNS: Readonly<Record<RecordKind, readonly [string, string]>> = {

@@ -10,9 +10,9 @@
 /** The most characters of one free-text field kept from an answer (a step reason, an attention field). */
 export const EDGE_TEXT_MAX = 8_000;
 
-/** `text` itself when short enough; else its start and `… [cut: N characters]`. */
+/** `text` itself when short enough; else its start and `… [cut: N characters in all]`. */
 export function cutAtEdge(text: string, max = EDGE_TEXT_MAX): string {
   if (text.length <= max) return text;
   const end = /[\ud800-\udbff]/.test(text[max - 1]!) ? max - 1 : max;
-  return `${text.slice(0, end)}… [cut: ${text.length} characters]`;
+  return `${text.slice(0, end)}… [cut: ${text.length} characters in all]`;
 }

@@ -41,7 +41,7 @@ export class JobOverruns {
     run.said = true;
     this.deps.logger.warn(
       { job, runningForMs: runningFor },
-      `the ${job} read has taken ${formatDuration(runningFor, 'exact')}, longer than its schedule: it runs to its end, and its ticks are skipped until then (deploy_watchdog_job_overruns_total)`,
+      `the ${job} read has taken ${formatDuration(runningFor, 'seconds')}, longer than its schedule: it runs to its end, and its ticks are skipped until then (deploy_watchdog_job_overruns_total)`,
     );
   }
 

@@ -297,6 +297,14 @@ export class Watchdog {
   }
 
   /**
+   * Learns and says what the token can read, as `start()` does, for `check`, which never starts: a
+   * check from cron hears that a role hides production too. Its failures are the cycles' to say.
+   */
+  async learnScope(): Promise<void> {
+    await this.#runtime.learnScope().catch(() => undefined);
+  }
+
+  /**
    * One cycle of each named job (default: every enabled job), one job after another, then the
    * reports in job order. One at a time so that only one job's snapshot is alive at once: the
    * peak memory of `check` is the largest job's, not the sum of all six (see docs/benchmarks.md).

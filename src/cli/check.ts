@@ -66,6 +66,7 @@ const check = defineCommand({
     io.signal.addEventListener('abort', onStop, { once: true });
     try {
       const before = listAudit(watchdog.store, { limit: 1 })[0]?.id ?? 0;
+      await watchdog.learnScope();
       report = await watchdog.runOnce(job === undefined ? undefined : [job]);
       remediation = await watchdog.remediateOnce();
       // The audit rows this check wrote, oldest first.

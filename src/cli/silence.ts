@@ -84,7 +84,7 @@ const silence = defineCommand({
       const when =
         created.startsAt > now
           ? `scheduled: silences ${matchers} from ${formatUtc(created.startsAt, 'iso')} ` +
-            `(in ${formatDuration(created.startsAt - now, 'exact')}) for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}; ` +
+            `(in ${formatDuration(created.startsAt - now)}) for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}; ` +
             `it mutes nothing before then`
           : `silenced ${matchers} for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}`;
       io.stderr.write(`${when}; it matches ${open} open alert${open === 1 ? '' : 's'} now\n`);

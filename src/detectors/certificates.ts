@@ -25,7 +25,7 @@ import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
-import type { Detection } from './finding.js';
+import { heldFromFirstSighting, type Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { oneLine } from './one-line.js';
@@ -198,7 +198,8 @@ export function certificates(
       details,
       since: expires !== null && expires <= now ? expiresIso : null,
       // The API says the status, not since when: the lifecycle's first sighting stands in.
-      ...(lead.reason === 'status_unknown' && { holdForMs: options.unknown_after! }),
+      ...(lead.reason === 'status_unknown' &&
+        heldFromFirstSighting(options.unknown_after!, 'checks.certificates.unknown_after')),
     });
   }
   return findings;

@@ -4,6 +4,7 @@
  */
 import type { Fact, Labels, Severity, Subject } from '../lib/alert-vocabulary.js';
 import type { CheckName } from './check-name.js';
+import { formatDuration } from '../lib/format-duration.js';
 
 /**
  * One problem as a detector sees it, before its check's presentation adds what a reader is shown
@@ -73,4 +74,15 @@ export interface Finding<C extends string = CheckName> extends Detection<C> {
   facts: Fact[];
   /** The one-line form for compact messages ("step install: exit code 1"); absent: the summary says it best. */
   brief?: string;
+}
+
+/**
+ * The hold of a problem whose start the source does not say (an app in maintenance): fired once the
+ * lifecycle has seen it for `ms`, the config's `key`, which `alerts` names while it waits.
+ */
+export function heldFromFirstSighting(ms: number, key: string): Pick<Detection, 'holdForMs' | 'holdReason'> {
+  return {
+    holdForMs: ms,
+    holdReason: `told once seen for ${formatDuration(ms, 'exact')} (${key}): the service does not say since when`,
+  };
 }

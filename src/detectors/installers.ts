@@ -24,7 +24,7 @@ import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { knownValues } from './build-labels.js';
-import type { Detection } from './finding.js';
+import { heldFromFirstSighting, type Detection } from './finding.js';
 import { factsFrom } from './presentation.js';
 
 /** `checks.installers`. */
@@ -94,7 +94,7 @@ export function installers(snapshot: InstallersSnapshot, options: InstallersConf
       summary: bad ? `${what} is ${installer.state}` : `${what} has been ${installer.state} for more than ${max}`,
       details,
       since: null,
-      ...(!bad && { holdForMs: options.stopped_for }),
+      ...(!bad && heldFromFirstSighting(options.stopped_for, 'checks.installers.stopped_for')),
     });
   }
   return findings;

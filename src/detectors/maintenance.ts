@@ -15,7 +15,7 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import type { Detection } from './finding.js';
+import { heldFromFirstSighting, type Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { factsFrom } from './presentation.js';
 
@@ -55,7 +55,7 @@ export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceC
       details: { app: name, state: app.state, max_duration: max },
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.
       since: null,
-      holdForMs: options.max_duration,
+      ...heldFromFirstSighting(options.max_duration, 'checks.maintenance.max_duration'),
     });
   }
   return findings;

@@ -45,7 +45,7 @@ import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { productionCritical } from './environment-severity.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
-import type { Detection } from './finding.js';
+import { heldFromFirstSighting, type Detection } from './finding.js';
 import { runContextAsk } from './run-context.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
@@ -212,8 +212,12 @@ export function upgrades(
       details,
       // The source does not say when the upgrade got there; the lifecycle's first sighting stands in.
       since: null,
-      ...(kind !== 'failed' && { holdForMs: holdMs }),
-      ...(kind === 'failed' && options.fold_wait > 0 && { holdForMs: options.fold_wait }),
+      ...(kind !== 'failed' && heldFromFirstSighting(holdMs, `checks.upgrades.${kind}_max_duration`)),
+      ...(kind === 'failed' &&
+        options.fold_wait > 0 && {
+          holdForMs: options.fold_wait,
+          holdReason: `waiting up to ${formatDuration(options.fold_wait, 'exact')} (checks.upgrades.fold_wait) for failed_runs to report its run`,
+        }),
     });
   }
   return folded.length > 0 ? { findings, incomplete, folded } : { findings, incomplete };

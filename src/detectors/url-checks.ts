@@ -23,7 +23,7 @@ import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { productionCritical } from './environment-severity.js';
-import type { Detection } from './finding.js';
+import { heldFromFirstSighting, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { formatUtc } from '../lib/format-utc.js';
@@ -155,6 +155,6 @@ function uncheckedFinding(
     summary: oneLine(summary),
     details,
     since: 'age' in unchecked && checked ? new Date(Date.parse(checked) + max).toISOString() : null,
-    ...('hold' in unchecked && { holdForMs: unchecked.hold }),
+    ...('hold' in unchecked && heldFromFirstSighting(unchecked.hold, 'checks.url_checks.max_check_age')),
   };
 }

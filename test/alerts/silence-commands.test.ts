@@ -102,7 +102,8 @@ describe('silence', () => {
     );
     expect(made.code, made.stderr).toBe(0);
     const id = made.stdout.trim();
-    expect(made.stderr).toContain(`scheduled: silences app=shop from ${start}`);
+    // How long until it starts is read as an age is: "59m 59s", never down to the millisecond.
+    expect(made.stderr).toMatch(new RegExp(`scheduled: silences app=shop from ${start} \\(in 59m 5\\ds\\) for`));
     expect(made.stderr).toContain(`for 2h, until ${end}; it mutes nothing before then`);
     const listed = await run('silences', '--config', configFile);
     expect(listed.stdout).toMatch(

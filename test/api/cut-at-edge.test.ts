@@ -13,14 +13,18 @@ describe('cutAtEdge', () => {
   it.each([
     ['short', 'a reason', 'a reason'],
     ['exactly the maximum', 'r'.repeat(EDGE_TEXT_MAX), 'r'.repeat(EDGE_TEXT_MAX)],
-    ['one more', 'r'.repeat(EDGE_TEXT_MAX + 1), `${'r'.repeat(EDGE_TEXT_MAX)}… [cut: ${EDGE_TEXT_MAX + 1} characters]`],
+    [
+      'one more',
+      'r'.repeat(EDGE_TEXT_MAX + 1),
+      `${'r'.repeat(EDGE_TEXT_MAX)}… [cut: ${EDGE_TEXT_MAX + 1} characters in all]`,
+    ],
   ])('%s', (_what, text, cut) => {
     expect(cutAtEdge(text)).toBe(cut);
   });
 
   it('never splits a surrogate pair at the cut', () => {
     const text = `${'r'.repeat(EDGE_TEXT_MAX - 1)}😀tail`;
-    expect(cutAtEdge(text)).toBe(`${'r'.repeat(EDGE_TEXT_MAX - 1)}… [cut: ${text.length} characters]`);
+    expect(cutAtEdge(text)).toBe(`${'r'.repeat(EDGE_TEXT_MAX - 1)}… [cut: ${text.length} characters in all]`);
   });
 });
 
@@ -34,7 +38,7 @@ describe('at the edge', () => {
       reason: `<b>failed</b> ${'r'.repeat(7 * MB)}`,
     });
     expect(step.reason!.length).toBeLessThan(EDGE_TEXT_MAX + 40);
-    expect(step.reason).toMatch(new RegExp(`^<b>failed</b> r+… \\[cut: ${14 + 7 * MB} characters\\]$`));
+    expect(step.reason).toMatch(new RegExp(`^<b>failed</b> r+… \\[cut: ${14 + 7 * MB} characters in all\\]$`));
   });
 
   it("cuts an attention item's long text fields and keeps the rest as it is", () => {
@@ -42,7 +46,7 @@ describe('at the edge', () => {
     expect(item).toEqual({
       id: 7,
       name: 'shop',
-      reason: `${'x'.repeat(EDGE_TEXT_MAX)}… [cut: ${7 * MB} characters]`,
+      reason: `${'x'.repeat(EDGE_TEXT_MAX)}… [cut: ${7 * MB} characters in all]`,
       count: 3,
     });
     const small = { id: 8, reason: 'fine' };

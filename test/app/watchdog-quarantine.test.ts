@@ -182,7 +182,9 @@ describe('one value beyond those the reference states', () => {
       }),
     ]);
     expect(alertStoreOf(wd.store).get(`certificates/url/${expiring.id}`)?.status).toBe('firing');
-    expect(alertStoreOf(wd.store).get('watchdog/records/urls/unknown_value')?.summary).toContain(`e.g. URL ${odd.id}`);
+    expect(alertStoreOf(wd.store).get('watchdog/records/urls/unknown_value')?.summary).toContain(
+      `urls: 1 URL set aside for a value beyond those the reference states, e.g. URL ${odd.id}`,
+    );
 
     h.clock.advance(15 * MINUTE);
     await wd.runOnce();

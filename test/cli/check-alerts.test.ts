@@ -136,6 +136,25 @@ describe('check', () => {
     expect(code).toBe(2);
     expect(stdout).toMatch(/^attention\s+failed: api\.namespaces: the token does not reach "atlantis"/m);
   });
+
+  it('says what the token cannot read, as the daemon does at start: a check from cron hears it too', async () => {
+    const token = 'token-without-production';
+    const hidden = await startSimulator({
+      apps: 6,
+      seed: 3,
+      tokens: [{ token, namespaces: '*', permissions: '*', readEnvironments: ['staging', 'development'] }],
+    });
+    try {
+      fs.writeFileSync(configFile, fs.readFileSync(configFile, 'utf8').replace(sim.baseUrl, hidden.baseUrl));
+      const { code, stderr } = await runCli(['check', '--config', configFile, '--job', 'servers'], {
+        env: { DMS_API_TOKEN: token },
+      });
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain("this token lists no production app: if the estate has one, the token's role hides it");
+    } finally {
+      await hidden.close();
+    }
+  });
 });
 
 describe('alerts', () => {

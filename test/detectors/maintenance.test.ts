@@ -24,6 +24,8 @@ describe('maintenance', () => {
       severity: 'warning',
       summary: 'shop-prod (production) has been in maintenance for more than 2h',
       holdForMs: 2 * HOUR,
+      // What `alerts` says while it waits: the key that sets the wait.
+      holdReason: 'told once seen for 2h (checks.maintenance.max_duration): the service does not say since when',
       since: null,
       url: 'https://shop.example.com',
       subject: { type: 'app', id: 1 },

@@ -101,6 +101,7 @@ describe('upgrades', () => {
     expect(finding).toMatchObject({
       severity: 'warning',
       holdForMs: 12 * HOUR,
+      holdReason: 'told once seen for 12h (checks.upgrades.standby_max_duration): the service does not say since when',
       summary:
         "Upgrade of shop-prod (production) from 18.0 to 19.0 has waited in standby for more than 12h: the app's restarts and updates are refused until it moves on",
       details: { max_duration: '12h' },
@@ -237,6 +238,7 @@ describe('a failed upgrade whose run failed: one problem, one alert', () => {
     const { findings, folded } = detect([reported]);
     expect(folded).toBeUndefined();
     expect(findings).toMatchObject([{ fingerprint: 'upgrades/failed/30', holdForMs: WAIT }]);
+    expect(findings[0]?.holdReason).toMatch(/^waiting up to \S+ \(checks\.upgrades\.fold_wait\) for failed_runs/);
   });
 
   it('alerts at once with fold_wait 0s; a standby upgrade never waits on a run', () => {

@@ -173,6 +173,9 @@ describe('deploy-watchdog simulator', () => {
       'endless',
       'echoToken',
       'endlessList',
+      'unreadableTime',
+      'oddValue',
+      'inventedErrorCodes',
       '--state-words',
     ]) {
       expect(help).toContain(word);

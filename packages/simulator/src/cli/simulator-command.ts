@@ -64,6 +64,8 @@ Modes: where the API reference leaves a choice open, choose differently (default
                            oddValue:FIELD=VALUE[@ID]  one record's FIELD (a path: urls.0.ssl_status)
                                         set to VALUE (JSON, else a string), e.g.
                                         urls.list=oddValue:ssl_status=revoked
+                           inventedErrorCodes  a 500 with an error code the reference does not
+                                        list, new at every answer
   --list-grading G       whether lists are graded by the environments a token reads: environment
                          (default: lists show only what reads by id give) or none (only reads by
                          id are graded, as the reference states: a list names records that get
