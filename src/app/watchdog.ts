@@ -296,10 +296,7 @@ export class Watchdog {
     return run;
   }
 
-  /**
-   * Learns and says what the token can read, as `start()` does, for `check`, which never starts: a
-   * check from cron hears that a role hides production too. Its failures are the cycles' to say.
-   */
+  /** Says what the token can read, as `start()` does, for `check` (which never starts); its failures are the cycles'. */
   async learnScope(): Promise<void> {
     await this.#runtime.learnScope().catch(() => undefined);
   }
