@@ -109,7 +109,7 @@ async function runDaemon(file: string, stopMs: number, io: CliIo, hangups: Hangu
     reloading = reloading
       .then(() => {
         waiting = false;
-        return reload(file, io, watchdog, logger);
+        return reload(file, io, watchdog, logger, config.log.format);
       })
       .catch((err: unknown) =>
         logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept'),
@@ -133,7 +133,13 @@ async function runDaemon(file: string, stopMs: number, io: CliIo, hangups: Hangu
 }
 
 /** Loads the file again; every problem of an invalid one is logged and the running config kept. */
-async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logger): Promise<void> {
+async function reload(
+  file: string,
+  io: CliIo,
+  watchdog: Watchdog,
+  logger: Logger,
+  startedFormat: Config['log']['format'],
+): Promise<void> {
   logger.info({ file }, 'SIGHUP: reloading the configuration');
   let next: Config;
   try {
@@ -150,6 +156,8 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
   for (const w of configWarnings(next)) logger.warn({ file, key: w.path }, w.message);
   try {
     await watchdog.reload(next);
+    // The log's stream is made once: say so rather than ignore the edit.
+    if (next.log.format !== startedFormat) logger.warn('log.format changed: it takes effect at the next restart');
     daemonLogger.apply(logger, next.log);
   } catch (err) {
     logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept');

@@ -74,6 +74,17 @@ describe('run', () => {
     expect(seen.indexOf('api request')).toBeGreaterThan(seen.indexOf('configuration reloaded'));
   }, 90_000);
 
+  it('says a reloaded log.format waits for a restart, and keeps writing JSON', async () => {
+    const daemon = startRun();
+    await daemon.until(() => daemon.messages().includes('deploy-watchdog started'));
+    daemon.rewrite((yaml) => yaml.replace('format: json', 'format: pretty'));
+    daemon.hangups.receive();
+    await daemon.until(() => daemon.messages().includes('configuration reloaded'));
+    // messages() parses every line as JSON: a pretty line after the reload would throw.
+    const seen = await daemon.stop();
+    expect(seen).toContain('log.format changed: it takes effect at the next restart');
+  }, 90_000);
+
   it('coalesces a burst of SIGHUPs during a slow cycle into one reload, which lets the cycle finish', async () => {
     // The first cycle's read of runs takes a while: the burst comes while it is in flight.
     sim.control.setFault('runs.list', { latencyMs: 1_500 });
