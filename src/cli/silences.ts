@@ -37,6 +37,8 @@ const silences = defineCommand({
           startsAt: formatUtc(s.startsAt, 'iso'),
           endsAt: formatUtc(s.endsAt, 'iso'),
           expiredAt: s.expiredAt === null ? null : formatUtc(s.expiredAt, 'iso'),
+          expiredBy: s.expiredBy,
+          expireReason: s.expireReason,
           reason: s.reason,
           createdBy: s.createdBy,
           createdAt: formatUtc(s.createdAt, 'iso'),

@@ -244,6 +244,11 @@ describe('unsilence', () => {
     expect(all.stdout).toMatch(
       new RegExp(`^${id}\\s+expired\\s+app=shop\\s+\\S+Z\\s+\\S+Z\\s+2\\s+ops-alice\\s+maintenance$`, 'm'),
     );
+    // Who ended it is in the JSON too, beside who made it.
+    const json = JSON.parse((await run('silences', '--config', configFile, '--all', '--json')).stdout) as unknown[];
+    expect(json).toMatchObject([
+      { id, state: 'expired', createdBy: 'ops-alice', expiredBy: 'ops-alice', expireReason: null },
+    ]);
 
     const again = await run('unsilence', '--config', configFile, id);
     expect(again).toMatchObject({ code: 0, stdout: `silence ${id} (app=shop) was already over\n` });
