@@ -3,7 +3,8 @@
  * (a replica left on an old ConfigMap, another route on one host) do not pass the work between
  * them unseen: whichever leads checks, routes and remediates by its own config, and the alerts of
  * its term reach only its channels. The leader records a digest of its config in `meta` when its
- * term starts and when it reloads; a new leader whose config differs from the last one's says so.
+ * term starts and when it reloads; a new leader whose config differs from the last one's says so,
+ * and so does a follower that sees a leader with another config.
  */
 import crypto from 'node:crypto';
 import type { Config } from '../config/load-config.js';
@@ -38,6 +39,27 @@ export function recordLeaderConfig(store: Store, config: Config, epoch: number, 
     );
   }
   store.setMeta(LEADER_CONFIG_FACT, JSON.stringify({ epoch, digest }));
+}
+
+/**
+ * Said by a follower when it sees the leader of `epoch`: a warning when that leader's config
+ * differs from its own, so the difference is seen before a failover puts it to work. Advisory: a
+ * leader that has not recorded its config yet, or a state that cannot be read within a second,
+ * says nothing (the next leader's term says it).
+ */
+export function compareWithLeaderConfig(store: Store, config: Config, epoch: number, log: Logger): void {
+  let last: { epoch: number; digest: string } | undefined;
+  try {
+    last = lastLeaderConfig(store.within(1_000, () => store.getMeta(LEADER_CONFIG_FACT)));
+  } catch {
+    return;
+  }
+  if (last?.epoch === epoch && last.digest !== leaderConfigDigest(config)) {
+    log.warn(
+      { lastEpoch: last.epoch },
+      `this replica's config differs from the leader's (epoch ${last.epoch}): expected while a changed config rolls out; otherwise, should this replica lead, it routes and remediates by its own (run every replica with the same config)`,
+    );
+  }
 }
 
 function lastLeaderConfig(value: string | undefined): { epoch: number; digest: string } | undefined {

@@ -151,7 +151,7 @@ describe('replicas on one PostgreSQL state', () => {
     // Two listeners' threads start through tsx's loader from the sources: seconds on a loaded machine.
   }, 90_000);
 
-  it('a replica that leads with another config than the last leader says so; a reload of the leader does not', async () => {
+  it('a replica with another config than the leader says so as it follows and as it takes over; a reload of the leader does not', async () => {
     // Another route: while B leads, its alerts reach its channels only.
     const otherNotify =
       'notify: { channels: [{ name: console, type: log }, { name: audit, type: log }], routes: [{ channels: [audit] }] }';
@@ -161,10 +161,15 @@ describe('replicas on one PostgreSQL state', () => {
 
     await a.start();
     await vi.waitFor(() => expect(logA.text()).toContain('became leader (epoch 1)'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(cycles(logA).sort()).toEqual(['runs', 'servers']), { timeout: 10_000 });
     await b.start();
     await vi.waitFor(() => expect(logB.lines().some((l) => l.msg === 'following' && l.epoch === 1)).toBe(true), {
       timeout: 10_000,
     });
+    // Seen by the follower at once, before a failover puts its config to work.
+    const besides = logB.lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith("this replica's config"));
+    expect(besides).toMatchObject([{ level: 40, lastEpoch: 1 }]);
+    expect(besides[0]!.msg).toContain("differs from the leader's (epoch 1)");
     // The leader's own reload to another config is the config it now runs with, said by the reload alone.
     await a.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portA, otherNotify));
     await a.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portA));
