@@ -17,7 +17,8 @@ const LEADER_CONFIG_FACT = 'leader_config';
 /**
  * The digest of what the leader's work reads of a config. `state`, `server` and `log` are left
  * out: each replica may reach the database, listen and log its own way. Secrets count as
- * `<secret>` (`Secret.toJSON`), so neither they nor a hash of them are stored.
+ * `<secret>` (`Secret.toJSON`), so neither they nor a hash of them are stored, and replicas that
+ * differ only in a secret (another Slack webhook URL, another token) are not told apart.
  */
 export function leaderConfigDigest(config: Config): string {
   const { api, jobs, checks, alerts, notify, remediation } = config;
