@@ -59,7 +59,10 @@ export function replicaSeam(): ReplicaSeam {
 }
 
 /** What {@link replicaElection} needs. */
-export interface ReplicaElectionOptions extends Pick<LeaderElectionOptions, 'logger' | 'onElected' | 'onDeposed'> {
+export interface ReplicaElectionOptions extends Pick<
+  LeaderElectionOptions,
+  'logger' | 'onElected' | 'onDeposed' | 'onFollowing'
+> {
   store: Store;
   state: StateConfig & { url: Secret };
   metrics: Metrics;

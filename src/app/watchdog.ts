@@ -43,6 +43,7 @@ import { cycleSignal } from './cycle-signal.js';
 import { readCeilingMs } from './read-ceiling.js';
 import { HealthListener } from './health-listener.js';
 import { JobSlots } from './job-slots.js';
+import { compareWithLeaderConfig, recordLeaderConfig } from './leader-config.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
 import { planRequestBudget } from './plan-request-budget.js';
@@ -201,6 +202,7 @@ export class Watchdog {
       metrics: this.metrics,
       onElected: (term) => this.#lead(term),
       onDeposed: () => this.#follow(),
+      onFollowing: (epoch) => compareWithLeaderConfig(this.store, this.#runtime.config, epoch, this.#log),
     });
     return this.#election;
   }
@@ -259,6 +261,7 @@ export class Watchdog {
     return this.#serial(async () => {
       if (this.#stopping || term.signal.aborted) return;
       this.#term = term;
+      this.store.transaction(() => recordLeaderConfig(this.store, this.#runtime.config, term.epoch, this.#log));
       this.#takeUp(this.#runtime);
       this.#startRuntime(this.#runtime, true);
     });
@@ -386,6 +389,10 @@ export class Watchdog {
       // The role is kept: a follower leaves the state to the leader, which reloads its own config.
       const leads = this.#leads();
       if (leads) {
+        if (this.#term) {
+          const epoch = this.#term.epoch;
+          this.store.transaction(() => recordLeaderConfig(this.store, fresh.config, epoch, this.#log));
+        }
         this.store.transaction(() => this.#health.enableAll());
         this.#letGoOfRetired(fresh);
       }

@@ -272,14 +272,16 @@ class FrontDoor {
   }
 
   /**
-   * What changed since last said (everything, when `all`), readiness judged now, and the exposition
-   * rendered after the judgement, so what /readyz says (a cycle completed) /metrics says too. Only
-   * the tick's render goes on while another is under way.
+   * Readiness judged now, then what changed since last said (everything, when `all`), so the role
+   * said beside the judgement is the one it left, and the exposition rendered after the judgement,
+   * so what /readyz says (a cycle completed) /metrics says too. Only the tick's render goes on
+   * while another is under way.
    */
   async #judged(all: boolean): Promise<Omit<Publication, 'seq'>> {
-    const changed = { ...this.#changed(all), ...this.#signingChanged(all) };
     const readiness = this.#readiness();
     const readinessAt = Date.now();
+    // The role after the judgement: one whose write found the term over answers as a follower.
+    const changed = { ...this.#changed(all), ...this.#signingChanged(all) };
     const metrics = await this.#render(!all);
     return { ...changed, readiness, readinessAt, ...(metrics && { metrics }) };
   }

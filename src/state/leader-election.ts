@@ -71,6 +71,8 @@ export interface LeaderElectionOptions {
   onElected: (term: LeaderTerm) => Promise<void>;
   /** This process no longer leads (the term's signal has aborted): stop the leader's work; resolves once stopped. */
   onDeposed: (reason: string) => Promise<void>;
+  /** Told when this replica, following, sees another lead under a new epoch (said as `following`). */
+  onFollowing?: (epoch: number) => void;
   /** Told at every change of role (the `deploy_watchdog_leader` gauge). */
   onRole?: (leading: boolean) => void;
   /** The jitter of a follower's backoff while the lease cannot be reached (uniform in [0, 1)); default Math.random. */
@@ -465,7 +467,10 @@ export class LeaderElection {
   #see(holder: string | null, epoch: number): void {
     if (this.#seen.holder === holder && this.#seen.epoch === epoch) return;
     this.#seen = { holder, epoch };
-    if (holder !== null && holder !== this.holder) this.#log.info({ leader: holder, epoch }, 'following');
+    if (holder !== null && holder !== this.holder) {
+      this.#log.info({ leader: holder, epoch }, 'following');
+      this.o.onFollowing?.(epoch);
+    }
   }
 
   #reached(): void {

@@ -3,7 +3,8 @@
  * and works, the other is a ready follower that runs nothing; each says which it is on /readyz and
  * in `deploy_watchdog_leader`; a reload keeps each role; a stop releases the lease, the follower
  * takes over at its next try, and runs at once only the jobs whose last slot is older than one
- * interval (the others were just run).
+ * interval (the others were just run). A replica that takes over with another config than the last
+ * leader's says so.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Watchdog } from '../../src/app/watchdog.js';
@@ -25,12 +26,18 @@ afterEach(async () => {
  * is long enough that a loaded machine's stalls (the leader must renew within three quarters of
  * it) never depose the leader mid-test; a stop releases it, so the handover does not wait on it.
  */
-function replicaConfig(simUrl: string, token: string, url: string, port: number): Config {
+function replicaConfig(
+  simUrl: string,
+  token: string,
+  url: string,
+  port: number,
+  notify = 'notify: { channels: [{ name: console, type: log }], routes: [{ channels: [console] }] }',
+): Config {
   const text = [
     'api: { base_url: "${SIM_URL}", token: "${DMS_API_TOKEN}", requests_per_second: 1000, max_retries: 0, timeout: 5s }',
     'state: { url: "${DATABASE_URL}", leader: { lease: 6s } }',
     'jobs: { runs: "0 0 1 1 *", servers: "0 0 1 1 *", urls: "off", backups: "off", attention: "off", maintenance: "off", installers: "off", jitter: 0s }',
-    'notify: { channels: [{ name: console, type: log }], routes: [{ channels: [console] }] }',
+    notify,
     `server: { listen: "127.0.0.1:${port}" }`,
   ].join('\n');
   return parseConfig(text, { SIM_URL: simUrl, DMS_API_TOKEN: token, DATABASE_URL: url }, 'replica.yaml');
@@ -64,23 +71,33 @@ const cycles = (log: ReturnType<typeof captureLogger>) =>
     .filter((l) => l.msg === 'cycle complete')
     .map((l) => l.job as string);
 
+/**
+ * Two replicas, A and B, on a new database of the test cluster against a simulator of `sim`'s
+ * size, each with its own listener and log; B's `notify` section is `notifyB` when given.
+ * Neither is started.
+ */
+async function openReplicas(sim: { apps: number; seed: number }, notifyB?: string) {
+  const cluster = testCluster();
+  const { sim: simulator, clock } = await manualSim(sim);
+  cleanups.push(() => simulator.close());
+  const database = cluster.createDatabase();
+  cleanups.push(() => cluster.dropDatabase(database));
+  const url = cluster.url(database);
+  const [portA, portB] = [await freePort(), await freePort()];
+  const configA = replicaConfig(simulator.baseUrl, simulator.adminToken, url, portA);
+  const configB = replicaConfig(simulator.baseUrl, simulator.adminToken, url, portB, notifyB);
+  const logA = captureLogger('debug');
+  const logB = captureLogger('debug');
+  const a = Watchdog.open({ config: configA, clock, logger: logA.logger, lease: 'run' });
+  const b = Watchdog.open({ config: configB, clock, logger: logB.logger, lease: 'run' });
+  cleanups.push(() => a.stop(1_000).then(() => undefined));
+  cleanups.push(() => b.stop(1_000).then(() => undefined));
+  return { cluster, sim: simulator, url, portA, portB, logA, logB, a, b };
+}
+
 describe('replicas on one PostgreSQL state', () => {
   it('one leads, the other follows ready; reloads keep the roles; a stop hands over at once; the new leader runs at once only the job its predecessor left behind', async () => {
-    const cluster = testCluster();
-    const { sim, clock } = await manualSim({ apps: 8, seed: 3 });
-    cleanups.push(() => sim.close());
-    const database = cluster.createDatabase();
-    cleanups.push(() => cluster.dropDatabase(database));
-    const url = cluster.url(database);
-    const [portA, portB] = [await freePort(), await freePort()];
-    const configA = replicaConfig(sim.baseUrl, sim.adminToken, url, portA);
-    const configB = replicaConfig(sim.baseUrl, sim.adminToken, url, portB);
-    const logA = captureLogger('debug');
-    const logB = captureLogger('debug');
-    const a = Watchdog.open({ config: configA, clock, logger: logA.logger, lease: 'run' });
-    const b = Watchdog.open({ config: configB, clock, logger: logB.logger, lease: 'run' });
-    cleanups.push(() => a.stop(1_000).then(() => undefined));
-    cleanups.push(() => b.stop(1_000).then(() => undefined));
+    const { cluster, sim, url, portA, portB, logA, logB, a, b } = await openReplicas({ apps: 8, seed: 3 });
 
     await a.start();
     await vi.waitFor(() => expect(logA.text()).toContain('became leader (epoch 1)'), { timeout: 10_000 });
@@ -132,5 +149,35 @@ describe('replicas on one PostgreSQL state', () => {
     expect(faults).toEqual([]);
     expect(logA.text() + logB.text()).not.toContain(cluster.password);
     // Two listeners' threads start through tsx's loader from the sources: seconds on a loaded machine.
+  }, 90_000);
+
+  it('a replica with another config than the leader says so as it follows and as it takes over; a reload of the leader does not', async () => {
+    // Another route: while B leads, its alerts reach its channels only.
+    const otherNotify =
+      'notify: { channels: [{ name: console, type: log }, { name: audit, type: log }], routes: [{ channels: [audit] }] }';
+    const { sim, url, portA, logA, logB, a, b } = await openReplicas({ apps: 4, seed: 5 }, otherNotify);
+    const differs = (log: ReturnType<typeof captureLogger>) =>
+      log.lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('leading with a config other than'));
+
+    await a.start();
+    await vi.waitFor(() => expect(logA.text()).toContain('became leader (epoch 1)'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(cycles(logA).sort()).toEqual(['runs', 'servers']), { timeout: 10_000 });
+    await b.start();
+    await vi.waitFor(() => expect(logB.lines().some((l) => l.msg === 'following' && l.epoch === 1)).toBe(true), {
+      timeout: 10_000,
+    });
+    // Seen by the follower at once, before a failover puts its config to work.
+    const besides = logB.lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith("this replica's config"));
+    expect(besides).toMatchObject([{ level: 40, lastEpoch: 1 }]);
+    expect(besides[0]!.msg).toContain("differs from the leader's (epoch 1)");
+    // The leader's own reload to another config is the config it now runs with, said by the reload alone.
+    await a.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portA, otherNotify));
+    await a.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portA));
+    expect(differs(logA)).toEqual([]);
+
+    await a.stop(2_000);
+    await vi.waitFor(() => expect(logB.text()).toContain('became leader (epoch 2)'), { timeout: 10_000 });
+    expect(differs(logB)).toMatchObject([{ level: 40, epoch: 2, lastEpoch: 1 }]);
+    expect(differs(logB)[0]!.msg).toContain('(epoch 1)');
   }, 90_000);
 });

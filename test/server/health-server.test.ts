@@ -79,6 +79,28 @@ describe('health server', () => {
     await res.body.dump();
   });
 
+  it("says the role the readiness judgement left: a judgement that found the leader's term over answers as a follower", async () => {
+    // What a leader woken from a pause (SIGSTOP) past its lease meets: the readiness judgement's
+    // write is refused, the term is over, and the same answer must not call it the leader.
+    let role: 'leader' | 'follower' = 'leader';
+    server = await startHealthServer({
+      listen: '127.0.0.1:0',
+      metrics: new Metrics({ processMetrics: false }),
+      logger: silentLogger,
+      source: {
+        alive: () => true,
+        role: () => ({ role, epoch: 1, reached: true, detail: role === 'leader' ? 'leading (epoch 1)' : 'following' }),
+        readiness: () => {
+          role = 'follower';
+          return [{ check: 'state', ok: false, detail: 'not written: this replica no longer leads' }];
+        },
+      },
+    });
+    const res = await request(`http://127.0.0.1:${server.address.port}/readyz`);
+    expect(res.statusCode).toBe(503);
+    expect(await res.body.json()).toMatchObject({ status: 'not ready', role: 'follower', epoch: 1 });
+  });
+
   it("verifies Slack's posts to /slack/interactions in its own thread, answers them and hands the payload over; 404 where no channel takes them", async () => {
     const SECRET = 'front-door-SECRET-signing-0123';
     const secrets: Secret[] = [];
