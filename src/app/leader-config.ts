@@ -27,19 +27,22 @@ export function leaderConfigDigest(config: Config): string {
 }
 
 /**
- * Records the config of the term `epoch` (in the caller's fenced transaction), and warns when the
- * last leader of another term did its work with a different one.
+ * Records the config the leader of term `epoch` works by, in a transaction of its own (fenced by
+ * the term), when its work starts and after each reload; warns when the last leader of another
+ * term did its work with a different one.
  */
 export function recordLeaderConfig(store: Store, config: Config, epoch: number, log: Logger): void {
   const digest = leaderConfigDigest(config);
-  const last = lastLeaderConfig(store.getMeta(LEADER_CONFIG_FACT));
-  if (last && last.epoch !== epoch && last.digest !== digest) {
-    log.warn(
-      { epoch, lastEpoch: last.epoch },
-      `leading with a config other than the last leader's (epoch ${last.epoch}): expected while a changed config rolls out; otherwise the replicas' configs differ, and each routes and remediates by its own while it leads (run every replica with the same config)`,
-    );
-  }
-  store.setMeta(LEADER_CONFIG_FACT, JSON.stringify({ epoch, digest }));
+  store.transaction(() => {
+    const last = lastLeaderConfig(store.getMeta(LEADER_CONFIG_FACT));
+    if (last && last.epoch !== epoch && last.digest !== digest) {
+      log.warn(
+        { epoch, lastEpoch: last.epoch },
+        `leading with a config other than the last leader's (epoch ${last.epoch}): expected while a changed config rolls out; otherwise the replicas' configs differ, and each routes and remediates by its own while it leads (run every replica with the same config)`,
+      );
+    }
+    store.setMeta(LEADER_CONFIG_FACT, JSON.stringify({ epoch, digest }));
+  });
 }
 
 /**

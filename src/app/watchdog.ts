@@ -43,7 +43,7 @@ import { cycleSignal } from './cycle-signal.js';
 import { readCeilingMs } from './read-ceiling.js';
 import { HealthListener } from './health-listener.js';
 import { JobSlots } from './job-slots.js';
-import { compareWithLeaderConfig, recordLeaderConfig } from './leader-config.js';
+import { recordLeaderConfig } from './leader-config.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
 import { planRequestBudget } from './plan-request-budget.js';
@@ -202,7 +202,7 @@ export class Watchdog {
       metrics: this.metrics,
       onElected: (term) => this.#lead(term),
       onDeposed: () => this.#follow(),
-      onFollowing: (epoch) => compareWithLeaderConfig(this.store, this.#runtime.config, epoch, this.#log),
+      config: () => this.#runtime.config,
     });
     return this.#election;
   }
@@ -246,10 +246,7 @@ export class Watchdog {
     if (!this.#election) this.#takeUp(this.#runtime);
     await this.#healthListener.sync(this.#runtime.config.server);
     if (this.#election) this.#election.start();
-    else {
-      this.#startRuntime(this.#runtime);
-      this.metrics.leader.set(1);
-    }
+    else this.#startRuntime(this.#runtime);
     this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
   }
 
@@ -261,7 +258,6 @@ export class Watchdog {
     return this.#serial(async () => {
       if (this.#stopping || term.signal.aborted) return;
       this.#term = term;
-      this.store.transaction(() => recordLeaderConfig(this.store, this.#runtime.config, term.epoch, this.#log));
       this.#takeUp(this.#runtime);
       this.#startRuntime(this.#runtime, true);
     });
@@ -389,10 +385,6 @@ export class Watchdog {
       // The role is kept: a follower leaves the state to the leader, which reloads its own config.
       const leads = this.#leads();
       if (leads) {
-        if (this.#term) {
-          const epoch = this.#term.epoch;
-          this.store.transaction(() => recordLeaderConfig(this.store, fresh.config, epoch, this.#log));
-        }
         this.store.transaction(() => this.#health.enableAll());
         this.#letGoOfRetired(fresh);
       }
@@ -574,6 +566,7 @@ export class Watchdog {
 
   /** Starts a runtime's work; `takeover`: a new leader's, whose first cycles are only the jobs its predecessor left behind. */
   #startRuntime(rt: Runtime, takeover = false): void {
+    if (this.#term) recordLeaderConfig(this.store, rt.config, this.#term.epoch, this.#log);
     rt.notifier.start();
     rt.interactions?.start();
     rt.context?.start();
@@ -586,6 +579,7 @@ export class Watchdog {
 
   /** The state readied for a runtime's work (alone, or a new term): sources on, old state pruned, retired alerts closed. */
   #takeUp(rt: Runtime): void {
+    this.metrics.leader.set(1); // a replica's election says so too; a lone daemon leads from its start
     this.store.transaction(() => this.#health.enableAll());
     this.#prune();
     this.#letGoOfRetired(rt);

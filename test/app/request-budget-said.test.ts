@@ -103,6 +103,8 @@ describe('the request budget, said', () => {
       expect(ratio).toBeLessThanOrEqual(0.5);
       expect(await gauge(metrics, 'deploy_watchdog_job_stretch', { source: 'maintenance' })).toBeGreaterThan(1);
       expect(await gauge(metrics, 'deploy_watchdog_job_stretch', { source: 'runs' })).toBe(1);
+      // A lone daemon leads from its start.
+      expect(await gauge(metrics, 'deploy_watchdog_leader')).toBe(1);
     } finally {
       await stopAll(wd, clock, sim, tmp);
     }
