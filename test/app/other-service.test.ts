@@ -118,6 +118,11 @@ describe('a service that differs wherever the reference is silent', { timeout: 1
     expect(theirs.stdout).toMatch(/runs +ok: .*run states no checks\.\* list names: .*"failed" ×\d+/);
     expect(theirs.stdout).toMatch(/servers +ok: .*server states no checks\.\* list names: .*"failed"/);
     expect(theirs.stdout).toMatch(/backups +ok: .*app states no checks\.\* list names: .*"active"/);
+    // A backup "success" is no taken backup on the defaults: said beside the app states, not only in each alert.
+    expect(theirs.stdout).toMatch(/backups +ok: .*; backup states no checks\.\* list names: "success" ×\d+/);
+    const backupWord = theirs.stderr.split('\n').filter((l) => l.includes('backup state \\"success\\"'));
+    expect(backupWord, theirs.stderr).toHaveLength(1);
+    expect(backupWord[0]).toContain('checks.backups.succeeded_states: done');
     // …and once in the log, naming every list it could go in with what they hold now.
     const warnings = theirs.stderr.split('\n').filter((l) => l.includes('run state \\"failed\\"'));
     expect(warnings, theirs.stderr).toHaveLength(1);
