@@ -3,7 +3,9 @@
  *
  * The service pages with limit/offset over a list that may change between two pages (a new run
  * pushes every run one place down). A walk checks, page by page, that `total` stays the same and
- * no id comes twice, and at the end that it read exactly `total` items. The same id twice within
+ * no id comes twice, and at the end that it read exactly `total` items. A walk whose last page is
+ * full asks for one page more, which must be empty: a `total` short by whole pages (a service that
+ * caps its count at 10,000, say) would otherwise end the walk early with every count agreeing. The same id twice within
  * one page is not a shift but the service's own list: the repeat is set aside (`quarantine.ts`). A walk that sees a shift
  * is thrown away and the list read again, a bounded number of times; after that the caller gets
  * an {@link ApiPaginationError}, never a partial list passed off as a complete one.
@@ -225,9 +227,11 @@ async function* walk<T extends { id: number }>(
         }
         kept.push(item);
       }
-      yield { items: kept, walked };
+      if (walked > 0 || offset === 0) yield { items: kept, walked }; // not the empty page past `total`
       // Asked only now, after this page was handed on: a walk that stops here has read at most the one ahead.
-      while (pending.length < depth && nextOffset < total) {
+      // Full pages up to `total`: one more, which must be empty, so a `total` short by pages misses none.
+      const askPastTotal = step > 0 && (total > step || step === options.pageSize);
+      while (pending.length < depth && (nextOffset < total || (nextOffset === total && askPastTotal))) {
         const cancel = new AbortController();
         const ahead = fetch(nextOffset, options.pageSize, cancel.signal);
         ahead.catch(() => undefined); // awaited below or settled in `finally`: never unhandled

@@ -215,7 +215,7 @@ export async function runJobCycle(
 
   let findings: Finding[];
   let incomplete: string[];
-  let stateWords: StateWordTally | undefined;
+  let stateWords: StateWordTally[] = [];
   let explain: ((alert: AlertRow) => string | null) | undefined;
   let folded: FoldedFinding[] | undefined;
   // The records the read sets aside: their alerts are held, the rest of the read stays complete.
@@ -253,7 +253,7 @@ export async function runJobCycle(
     };
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
-    stateWords = snapshot.stateWords;
+    stateWords = snapshot.stateWords ?? [];
     vanished = await explainVanished(
       deps,
       job,
@@ -321,7 +321,7 @@ export async function runJobCycle(
   logEvents(log, events);
   for (const f of folded ?? [])
     log.debug({ fingerprint: f.fingerprint, reason: f.reason }, 'folded into another alert');
-  const unknownStates = stateWords ? warnUnknownStateWords(deps, log, stateWords) : [];
+  const unknownStates = stateWords.flatMap((tally) => warnUnknownStateWords(deps, log, tally));
   reportSkippedRecords({ metrics, warned: deps.warnedStateWords }, job, log, skipped);
   log.info({ findings: findings.length, events: events.length, skipped: skipped.length, commitMs }, 'cycle complete');
   return report('ok', {

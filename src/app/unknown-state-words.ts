@@ -21,6 +21,7 @@ const READ_BY: Readonly<Record<StateRecord, string>> = {
   app: 'apps.list',
   upgrade: 'apps.get',
   installer: 'installers.list',
+  backup: 'backups.list',
 };
 
 /** The words of `tally` in none of the lists of its kind of record, most frequent first. */

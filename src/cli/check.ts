@@ -114,11 +114,17 @@ function partialNote(j: JobReport): string {
   return `; from what it read: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'} (nothing resolved)`;
 }
 
-/** The state words no `checks.*` list names, as the service wrote them (the log says which lists). */
-function unknownStatesNote(unknown: UnknownStateWord[] | undefined): string {
-  if (!unknown || unknown.length === 0) return '';
-  const words = unknown.map((u) => `${terminalSafe(JSON.stringify(u.word))} ×${u.count}`).join(', ');
-  return `; ${unknown[0]!.record} states no checks.* list names: ${words}`;
+/**
+ * The state words no `checks.*` list names, as the service wrote them, after their kind of record
+ * (a job's words of one kind come together); the log says which lists.
+ */
+function unknownStatesNote(unknown: UnknownStateWord[] = []): string {
+  let note = '';
+  for (const [i, u] of unknown.entries()) {
+    note += unknown[i - 1]?.record === u.record ? ', ' : `; ${u.record} states no checks.* list names: `;
+    note += `${terminalSafe(JSON.stringify(u.word))} ×${u.count}`;
+  }
+  return note;
 }
 
 /** The records the read set aside, by reason, with an example: the rest of the read is complete. */

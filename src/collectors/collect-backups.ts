@@ -60,10 +60,12 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
   const apps: AppBackupState[] = [];
   const backups = new Map<number, BackupsSeen>();
   const stateWords = new StateWordTally('app');
+  const backupWords = new StateWordTally('backup');
   for (const part of parts) {
     for (const app of part.apps) {
       stateWords.see(app.state);
       const seen = part.seen.get(app.id);
+      if (seen?.newest.state) backupWords.see(seen.newest.state);
       if (seen === null) continue; // settled during the read, and nothing the checks could report
       if (seen === undefined && keep && !keep({ app, seen })) continue;
       apps.push(app);
@@ -71,7 +73,7 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
     }
   }
   ctx.logger.debug({ apps: apps.length, withBackup: backups.size }, 'backups read');
-  return { job: 'backups', takenAt: ctx.now, stateWords, apps, backups };
+  return { job: 'backups', takenAt: ctx.now, stateWords: [stateWords, backupWords], apps, backups };
 }
 
 /**

@@ -14,5 +14,5 @@ export async function collectInstallers(ctx: CollectorContext): Promise<Installe
   const stateWords = new StateWordTally('installer');
   for (const installer of installers) stateWords.see(installer.state);
   ctx.logger.debug({ installers: installers.length }, 'marketplace services read');
-  return { job: 'installers', takenAt: ctx.now, stateWords, installers };
+  return { job: 'installers', takenAt: ctx.now, stateWords: [stateWords], installers };
 }

@@ -52,7 +52,7 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
   return {
     job: 'maintenance',
     takenAt: ctx.now,
-    stateWords,
+    stateWords: [stateWords],
     apps: kept.map((r) => r.app),
     restorePoints,
     // As late as possible, so a failed run alerted during the read counts.

@@ -96,7 +96,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   return {
     job: 'runs',
     takenAt: ctx.now,
-    stateWords,
+    stateWords: [stateWords],
     runs,
     ...(settledNewest && { settledNewest }),
     details,
@@ -381,7 +381,7 @@ function runsSoFar(
     return {
       job: 'runs',
       takenAt: ctx.now,
-      stateWords: parts.stateWords,
+      stateWords: [parts.stateWords],
       runs: sortNewestFirst([...runs.values()]),
       ...(parts.settled && { settledNewest: new Map(parts.settled.newest) }),
       details: new Map(parts.details),

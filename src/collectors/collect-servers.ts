@@ -49,7 +49,7 @@ export async function collectServers(ctx: CollectorContext): Promise<ServersSnap
   return {
     job: 'servers',
     takenAt: ctx.now,
-    stateWords,
+    stateWords: [stateWords],
     servers,
     appEnvironments,
     ...(appsUnread && { appsUnread }),

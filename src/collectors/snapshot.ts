@@ -37,10 +37,11 @@ interface SnapshotBase {
   /** When the read started (ms since the epoch, from the collector's clock). */
   takenAt: number;
   /**
-   * The `state` words of every record of the kind the job's checks judge by state, counted as read
-   * (kept or not): runs, servers, apps, open upgrades, marketplace services. Absent for the other jobs.
+   * The `state` words of every record of the kinds the job's checks judge by state, counted as read
+   * (kept or not): runs, servers, apps, open upgrades, marketplace services, each app's newest
+   * backup. Absent for the other jobs.
    */
-  stateWords?: StateWordTally;
+  stateWords?: StateWordTally[];
   /**
    * Set only on what a read cut by a hard bound had read so far (`read-so-far.ts`): why it was cut.
    * Its findings may fire; nothing absent from it resolves.

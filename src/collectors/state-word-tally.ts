@@ -5,7 +5,7 @@
  */
 
 /** The kinds of record whose `state` the checks judge, and whose words are tallied. */
-export type StateRecord = 'run' | 'server' | 'app' | 'upgrade' | 'installer';
+export type StateRecord = 'run' | 'server' | 'app' | 'upgrade' | 'installer' | 'backup';
 
 /** How often each `state` word was met in one read of one kind of record. */
 export class StateWordTally {

@@ -151,6 +151,7 @@ export const backupsCheck = defineCheck({
   detect: backups,
   relevant: backupsConcern,
   resolution: backupsResolution,
+  stateLists: { record: 'backup', fields: ['succeeded_states', 'running_states', 'failed_states'] },
   presentation: {
     noun: ['backup problem', 'backup problems'],
     facts: factsFrom([

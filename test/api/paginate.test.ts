@@ -46,6 +46,21 @@ describe('paginate', () => {
     expect(m.calls.map((c) => c.offset)).toEqual([0, 100, 200]);
   });
 
+  it('asks past a total that ends on a full page, so a total short by a page misses nothing', async () => {
+    const m = memoryList(250);
+    const short = async (offset: number, limit: number) => ({ ...(await m.fetch(offset, limit)), total: 200 });
+    const error = await paginate(short, { fn: 'urls.list', pageSize: 100 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiPaginationError);
+    expect((error as ApiPaginationError).message).toMatch(/count_mismatch: read 250 items, total says 200/);
+    // A true total on a full page costs that one empty page; a list in one short page costs none.
+    const exact = memoryList(200);
+    expect(await paginate(exact.fetch, { fn: 'urls.list', pageSize: 100 })).toHaveLength(200);
+    expect(exact.calls.map((c) => c.offset)).toEqual([0, 100, 200]);
+    const small = memoryList(40);
+    expect(await paginate(small.fetch, { fn: 'urls.list', pageSize: 100 })).toHaveLength(40);
+    expect(small.calls).toHaveLength(1);
+  });
+
   it('returns an empty list for an empty answer', async () => {
     const m = memoryList(0);
     expect(await paginate(m.fetch, { fn: 'runs.list', pageSize: 50 })).toEqual([]);
@@ -117,15 +132,15 @@ describe('paginate', () => {
   });
 
   it('sets aside an id that comes twice in one page: no shift, one walk, the rest of the list read', async () => {
-    // The service lists record 150 twice on its second page (offsets 50-99), the same at every walk.
-    const m = memoryList(200);
-    m.list[60] = { id: 150 };
+    // The service lists record 140 twice on its second page (offsets 50-99), the same at every walk.
+    const m = memoryList(190);
+    m.list[60] = { id: 140 };
     const quarantine = new Quarantine();
     const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, quarantine });
     expect(m.calls).toHaveLength(4);
-    expect(items).toHaveLength(199);
+    expect(items).toHaveLength(189);
     expect(quarantine.records()).toEqual([
-      expect.objectContaining({ kind: 'run', id: 150, reason: 'unreadable', subjects: [{ type: 'run', id: 150 }] }),
+      expect.objectContaining({ kind: 'run', id: 140, reason: 'unreadable', subjects: [{ type: 'run', id: 140 }] }),
     ]);
   });
 
@@ -268,7 +283,7 @@ function slowList(count: number) {
 
 describe('paginate with readAhead', () => {
   it('asks for the next page while the current one is on its way: two in flight, every item once, in order', async () => {
-    const m = slowList(1000);
+    const m = slowList(950);
     const items = await paginate(m.fetch, { fn: 'apps.list', pageSize: 100, readAhead: true });
     expect(items.map((i) => i.id)).toEqual(m.list.map((i) => i.id));
     expect(m.calls.map((c) => c.offset)).toEqual(Array.from({ length: 10 }, (_, i) => i * 100));

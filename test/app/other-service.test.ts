@@ -118,6 +118,11 @@ describe('a service that differs wherever the reference is silent', { timeout: 1
     expect(theirs.stdout).toMatch(/runs +ok: .*run states no checks\.\* list names: .*"failed" ×\d+/);
     expect(theirs.stdout).toMatch(/servers +ok: .*server states no checks\.\* list names: .*"failed"/);
     expect(theirs.stdout).toMatch(/backups +ok: .*app states no checks\.\* list names: .*"active"/);
+    // A backup "success" is no taken backup on the defaults: said beside the app states, not only in each alert.
+    expect(theirs.stdout).toMatch(/backups +ok: .*; backup states no checks\.\* list names: "success" ×\d+/);
+    const backupWord = theirs.stderr.split('\n').filter((l) => l.includes('backup state \\"success\\"'));
+    expect(backupWord, theirs.stderr).toHaveLength(1);
+    expect(backupWord[0]).toContain('checks.backups.succeeded_states: done');
     // …and once in the log, naming every list it could go in with what they hold now.
     const warnings = theirs.stderr.split('\n').filter((l) => l.includes('run state \\"failed\\"'));
     expect(warnings, theirs.stderr).toHaveLength(1);
@@ -145,5 +150,28 @@ describe('a service that differs wherever the reference is silent', { timeout: 1
     // Every alert it raised is one the admin token's read raises too.
     const all = new Set(ours.alerts.map((a) => a.fingerprint));
     expect(theirs.alerts.filter((a) => !all.has(a.fingerprint))).toEqual([]);
+  });
+
+  it('with a total short by whole pages, fails the read of that list instead of reading part of it', async () => {
+    const token = 'acme-only-token-7c1d';
+    const sim = await startSimulator({
+      apps: 60,
+      seed: SEED,
+      tokens: [{ token, namespaces: ['acme'], permissions: '*' }],
+    });
+    sims.push(sim);
+    const answer = await fetch(`${sim.baseUrl}/api/v1/urls?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    const { total } = ((await answer.json()) as { data: { total: number } }).data;
+    expect(total).toBeGreaterThan(20);
+    // The service counts its URLs down to a whole number of pages: every page asked for comes full.
+    sim.control.setFault('urls.list', { totalOff: -(total % 20 || 20) });
+    const file = writeConfig(
+      dir,
+      ['api:', `  base_url: ${sim.baseUrl}`, `  token: ${token}`, '  page_size: 20', 'state: { path: ./short.db }'],
+      'short.yaml',
+    );
+    const checked = await runCli(['check', '--config', file, '--job', 'urls'], { env: {} });
+    expect(checked.code, checked.stdout + checked.stderr).toBe(1);
+    expect(checked.stdout).toMatch(/urls +failed: urls\.list: .*count_mismatch: read \d+ items, total says \d+/);
   });
 });

@@ -64,6 +64,11 @@ export interface FaultSpec {
    */
   endlessList?: boolean;
   /**
+   * A list's `total` off by this many (negative: fewer) while its items stay true: a service that
+   * caps or miscounts its total (§2 states none). Only lists are affected.
+   */
+  totalOff?: number;
+  /**
    * One record's timestamp written so no reader can parse it ("sometime yesterday"): the record
    * with `id` (a list's item, or the answer of a read by id), else the first record; its `field`,
    * else its first timestamp (a field ending in `_at` holding a time). The reference leaves the

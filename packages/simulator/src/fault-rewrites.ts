@@ -1,7 +1,7 @@
 /**
- * The faults that alter an answer already made: a list that never ends, the caller's token echoed,
- * a field of the wrong type, one record's timestamp or field made odd, JSON cut off. Each works on
- * one answer (a page at most), so it costs no more than the answer itself.
+ * The faults that alter an answer already made: a list that never ends or whose total lies, the
+ * caller's token echoed, a field of the wrong type, one record's timestamp or field made odd, JSON
+ * cut off. Each works on one answer (a page at most), so it costs no more than the answer itself.
  */
 import { ENDLESS_LIST_TOTAL, type FaultSpec } from './fault-injector.js';
 
@@ -27,12 +27,14 @@ const FREE_TEXT = ['reason', 'name', 'line', 'detail', 'record', 'progress', 'me
 export function rewriteAnswer(status: number, body: string, fault: FaultSpec, ctx: RewriteContext): string {
   const ok = status === 200;
   const oneRecord = fault.unreadableTime !== undefined || fault.recordField !== undefined;
-  if (!fault.echoToken && !(ok && (fault.endlessList || fault.wrongType || fault.malformedJson || oneRecord)))
-    return body;
+  const reparsed = ok && (fault.endlessList || fault.wrongType || fault.totalOff !== undefined || oneRecord);
+  if (!fault.echoToken && !reparsed && !(ok && fault.malformedJson)) return body;
   let out = body;
-  if (fault.echoToken || (ok && (fault.endlessList || fault.wrongType || oneRecord))) {
+  if (fault.echoToken || reparsed) {
     const envelope = JSON.parse(body) as { data?: unknown; error?: { message: string } };
     if (ok && fault.endlessList) endlessPage(envelope.data, ctx);
+    if (ok && fault.totalOff && isObject(envelope.data) && Array.isArray(envelope.data.items))
+      envelope.data.total = Number(envelope.data.total) + fault.totalOff;
     if (ok && fault.unreadableTime) unreadableTime(envelope.data, fault.unreadableTime);
     if (ok && fault.recordField) recordField(envelope.data, fault.recordField);
     const echoed = [ctx.token, ...(fault.echoText === undefined ? [] : [fault.echoText])];

@@ -173,6 +173,7 @@ describe('deploy-watchdog simulator', () => {
       'endless',
       'echoToken',
       'endlessList',
+      'totalOff:N',
       'unreadableTime',
       'oddValue',
       'inventedErrorCodes',

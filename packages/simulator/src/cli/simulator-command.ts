@@ -60,6 +60,7 @@ Modes: where the API reference leaves a choice open, choose differently (default
                            endless      200 with a JSON body that never ends (1 MB / 10 ms)
                            echoToken    the caller's token in a record's id and a text field
                            endlessList  lists answer total 1000000000 and fresh ids on every page
+                           totalOff:N   lists answer their total off by N (-100: short by 100)
                            unreadableTime:ID|first  one record's first timestamp written unparseably
                            oddValue:FIELD=VALUE[@ID]  one record's FIELD (a path: urls.0.ssl_status)
                                         set to VALUE (JSON, else a string), e.g.
@@ -194,6 +195,13 @@ const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: s
   endless: { arg: null, spec: () => ({ endless: true }) },
   echoToken: { arg: null, spec: () => ({ echoToken: true }) },
   endlessList: { arg: null, spec: () => ({ endlessList: true }) },
+  totalOff: {
+    arg: 'N',
+    spec: (arg) => {
+      const off = integer('fault totalOff', arg.replace(/^-/, ''), 0, 1, 1_000_000);
+      return { totalOff: arg.startsWith('-') ? -off : off };
+    },
+  },
   unreadableTime: {
     arg: 'ID|first',
     spec: (arg) => ({
