@@ -212,7 +212,8 @@ async function readLeftTheirState(
  *   {@link DETAIL_READS_PER_CYCLE} a cycle: the failures open alerts are about first (after a
  *   restart, so their alerts keep saying the step), then those a remediation policy waits on (it
  *   matches on the failed step's reason: up to {@link POLICY_DETAIL_READS_PER_CYCLE} more), then
- *   those announced without their detail in an earlier cycle, then the newest. The rest are announced from their list item: their alerts'
+ *   those announced without their detail in an earlier cycle, then the newest (production's
+ *   first). The rest are announced from their list item: their alerts'
  *   context reader reads them after the cycle (`RunsMemory.remember`), and the next cycle's finding
  *   says their step and reason, so a storm of failures never holds up the cycle that announces it.
  * - A run still going is read only once it is old enough to be stuck (stuck_runs), or when an open
@@ -258,6 +259,8 @@ function runsToDetail(
       first.push(run);
     }
   }
+  // Production's new failures first: theirs are the alerts that page, and should say their step.
+  fresh.sort((a, b) => Number(b.environment_type === 'production') - Number(a.environment_type === 'production'));
   const queue = [...first, ...forPolicy, ...announced, ...fresh];
   const bound = DETAIL_READS_PER_CYCLE + Math.min(forPolicy.length, POLICY_DETAIL_READS_PER_CYCLE);
   // Announced from their list item this cycle: read by the context reader, or here next cycle.

@@ -6,7 +6,7 @@
  * waited together (a channel down for hours) is listed once. A notice is always a message of its own.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
-import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
+import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { getOrAdd } from '../lib/get-or-add.js';
 import type { AlertsNotification, Notification, NoticeNotification } from './channels/channel.js';
 import type { OutboxRow } from './outbox-store.js';
@@ -18,8 +18,10 @@ export interface OutgoingMessage {
 }
 
 /**
- * Groups one channel's due rows (oldest first) into messages, in the order of each message's
- * oldest row. 500 firing events of one check and environment become one message listing
+ * Groups one channel's due rows (oldest first) into messages, the worst news first (a production
+ * critical before the staging warnings read before it, news before resolves), else in the order of
+ * each message's oldest row: a receiver that takes a message a second, or answers 429, hears the
+ * worst first. 500 firing events of one check and environment become one message listing
  * `maxItems` of them and counting the rest. `attach` adds to each event what is known of it now
  * (its alert's context); by default events go as they were stored.
  */
@@ -34,7 +36,7 @@ export function groupDue(
     const key = row.source === 'notice' ? row : row.groupKey;
     getOrAdd(groups, key, () => []).push(row);
   }
-  return [...groups.values()].map((group) => {
+  const messages = [...groups.values()].map((group) => {
     const first = group[0]!;
     if (first.source === 'notice')
       return { notification: JSON.parse(first.payload) as NoticeNotification, rows: group };
@@ -43,6 +45,15 @@ export function groupDue(
     const shown = { group: JSON.parse(first.groupKey) as Record<string, string>, alerts: events, routes };
     return { notification: groupMessage(shown, maxItems), rows: group };
   });
+  // Stable: equals keep the order of their oldest row. Resolves rank last, so one alert's firing
+  // (even in another group) is never sent after its resolve.
+  return messages.sort((a, b) => urgencyOf(b.notification) - urgencyOf(a.notification));
+}
+
+/** How urgent a message is: its most important news's severity (a notice's own); resolves alone 0. */
+function urgencyOf(message: Notification): number {
+  const news = message.type === 'notice' ? [message] : message.events.filter((e) => e.kind !== 'resolved');
+  return Math.max(0, ...news.map((e) => 1 + (SEVERITY_RANK[e.severity as Severity] ?? -1)));
 }
 
 /** The kinds that say an alert fires: a run of them with no resolve between is one thing to say. */

@@ -262,6 +262,25 @@ describe('collectRuns with a memory', () => {
     expect(counted()['runs.get']).toBe(storm.length - DETAIL_READS_PER_CYCLE - byReader.length);
     expect(storm.every((r) => memory.details.has(r.id))).toBe(true);
   });
+
+  it("reads a storm's production failures by id first, so their alerts say the step", async () => {
+    const memory = await warmMemory();
+    const apps = [...sim.control.state.apps.values()];
+    const production = apps.filter((a) => a.envType === 'production').slice(0, 5);
+    const others = apps.filter((a) => a.envType !== 'production');
+    // Production failed first: the newest, read first until now, were staging and development.
+    const told = production.map((app) => sim.control.addRun({ appId: app.id, action: 'update', state: 'error' }));
+    for (const action of ['restart', 'backup'] as const)
+      for (const app of others) sim.control.addRun({ appId: app.id, action, state: 'error' });
+    expect(others.length * 2).toBeGreaterThan(DETAIL_READS_PER_CYCLE);
+    clock.advance(MINUTE);
+    const cycle = await collectRuns(ctx(memory));
+    const withStep = runDetectors(cycle, options, cycle.takenAt)
+      .findings.filter((f) => f.details.step !== undefined)
+      .map((f) => f.subject?.id);
+    expect(production.length).toBeGreaterThan(0);
+    expect(withStep).toEqual(expect.arrayContaining(told.map((r) => r.id)));
+  });
 });
 
 describe('the shared apps.list', () => {

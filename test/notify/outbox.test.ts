@@ -81,6 +81,25 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
         expect(receiver.received).toHaveLength(3);
       },
     );
+
+    it('sends the worst group first: production criticals before staging warnings read first, over last', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)] });
+      h.cycle('runs', [finding('was-wrong', { environment_type: 'development' })]);
+      await h.notifier.deliverDue();
+      h.clock.advance(MINUTE);
+      const staging = Array.from({ length: 3 }, (_, i) => finding(`stg-${i}`, { environment_type: 'staging' }));
+      const production = Array.from({ length: 3 }, (_, i) => finding(`prod-${i}`, {}, 'critical'));
+      // Written in the order read: the resolve first, then the staging warnings, then production.
+      h.cycle('runs', [...staging, ...production]);
+
+      await h.notifier.deliverDue();
+
+      const texts = receiver.received.slice(1).map(payloadText);
+      expect(texts).toHaveLength(3);
+      expect(texts[0]).toContain('Problem prod-0');
+      expect(texts[1]).toContain('Problem stg-0');
+      expect(texts[2]).toContain('Problem was-wrong');
+    });
   });
 
   describe('one pass, read once', () => {
