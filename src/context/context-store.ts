@@ -42,8 +42,14 @@ const SQL = {
   }>(`INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
      VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`),
   get: sql<[string], Record<string, unknown>>(`SELECT ${READ} FROM alert_context WHERE subject = ?`),
+  // Oldest first, and among the asks of one cycle (a storm's) the worst alert's first: the wait
+  // for context (notify.context.wait) ends for all of them alike, so production's critical lines
+  // get their step before staging's warnings do.
   pending: sql<[number], Record<string, unknown>>(
-    `SELECT ${READ} FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
+    `SELECT c.subject, c.fingerprint, c.ask, c.status, c.context, c.requested_at, c.read_at
+     FROM alert_context c LEFT JOIN alerts a ON a.fingerprint = c.fingerprint WHERE c.status = 'pending'
+     ORDER BY c.requested_at, CASE a.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, c.subject
+     LIMIT ?`,
   ),
   ready: sql<{
     subject: string;

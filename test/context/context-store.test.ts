@@ -1,9 +1,11 @@
 /** The `alert_context` table on both engines: one row per run asked about, pending until read, read once. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { ContextStore } from '../../src/context/context-store.js';
 import type { RunContextAsk } from '../../src/detectors/run-context.js';
 import type { AlertContext } from '../../src/lib/alert-vocabulary.js';
 import { STATE_BACKENDS, type TestState } from '../helpers/state-backends.js';
+import { finding } from '../alerts/fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 2, 12);
 const ask = (runId: number): RunContextAsk => ({ runId, appId: 7, workflow: 'setup', action: 'update', at: null });
@@ -37,6 +39,23 @@ describe.each(STATE_BACKENDS)('the context store on $name', (backend) => {
     contexts.ask('run/1', 'f1', ask(1), T0);
     contexts.ask('run/2', 'f2', ask(2), T0 + 1);
     expect(contexts.pending(2).map((r) => r.subject)).toEqual(['run/1', 'run/2']);
+  });
+
+  it("among one cycle's asks, gives the worst alert's first: a storm's production before its staging", () => {
+    const store = state.open();
+    const runs = new ContextStore(store);
+    const alerts = [
+      finding('f1', { severity: 'warning' }),
+      finding('f2', { severity: 'critical' }),
+      finding('f3', { severity: 'info' }),
+      finding('f4', { severity: 'critical' }),
+    ];
+    store.transaction(() => {
+      applyFindings(store, { job: 'runs', findings: alerts, now: T0 }, { forCycles: 1, repeatIntervalMs: 3_600_000 });
+      for (const [i, a] of alerts.entries()) runs.ask(`run/${i + 1}`, a.fingerprint, ask(i + 1), T0);
+    });
+    runs.ask('run/0', 'f0', ask(0), T0 - 1); // an older ask (its alert gone) still comes first
+    expect(runs.pending(10).map((r) => r.subject)).toEqual(['run/0', 'run/2', 'run/4', 'run/1', 'run/3']);
   });
 
   it('stores what was read once: a row already ready keeps its first context', () => {
