@@ -144,8 +144,9 @@ export class Watchdog {
       metrics: this.metrics,
       logger: this.#log,
       source: {
-        // A follower is alive without a scheduler: it serves, and waits to lead.
-        alive: () => (this.#election ? this.#started && !this.#stopping : this.#runtime.scheduler.running),
+        // From its start to its stop, whatever its role (a follower serves, and waits to lead) and
+        // through a reload, whose old scheduler is stopped while its cycles in flight finish.
+        alive: () => this.#started && !this.#stopping,
         readiness: () => this.#readiness(),
         role: () => this.#election?.status,
       },

@@ -88,6 +88,45 @@ describe('Watchdog.reload', () => {
     expect(receiver.received.map((p) => JSON.stringify(p)).filter((t) => t.includes('reload test'))).toHaveLength(1);
   });
 
+  it('stays alive on /healthz while a reload waits for a cycle in flight', async () => {
+    const { sim, clock } = await manualSim({ apps: 4, seed: 4 });
+    const tmp = tempDir();
+    const listen = `127.0.0.1:${await freePort()}`;
+    const config = engineConfig(
+      sim,
+      tmp.dir,
+      'jobs: { runs: "*/1 * * * *", urls: "off", backups: "off", attention: "off", maintenance: "off", servers: "off", installers: "off" }',
+      sim.adminToken,
+      undefined,
+      `{ listen: "${listen}" }`,
+    );
+    const wd: Watchdog = openWatchdog(config, clock);
+    cleanup.push(async () => {
+      await wd.stop(0);
+      await sim.close();
+      tmp.cleanup();
+    });
+    await wd.start();
+    const healthz = async () => (await fetch(`http://${listen}/healthz`)).status;
+    await vi.waitFor(async () => expect(await healthz()).toBe(200), { timeout: 10_000, interval: 50 });
+
+    // A cycle hangs on the service; the reload stops the old scheduler and waits for it.
+    sim.control.setFault('runs.list', { hang: true });
+    const hanging = wd.runOnce(['runs']);
+    await vi.waitFor(() => expect(sim.control.requests().some((r) => r.fn === 'runs.list')).toBe(true));
+    const reloading = wd.reload(config);
+    // Sampled over more than a few heartbeats (100 ms each): the front door hears any change by then.
+    for (let i = 0; i < 8; i++) {
+      expect(await healthz()).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    sim.control.clearFaults();
+    clock.advance(MINUTE); // the hanging read times out
+    await hanging;
+    await reloading;
+    expect(await healthz()).toBe(200);
+  }, 60_000);
+
   it('keeps the listener where it was and the jobs running when the new server.listen cannot be bound', async () => {
     const { sim, clock } = await manualSim({ apps: 4, seed: 4 });
     const tmp = tempDir();
