@@ -149,8 +149,20 @@ export class ApiPaginationError extends ApiCallError {
   /** How many walks were made. */
   declare readonly walks: number;
 
-  constructor(fn: string, { detail, ...init }: Pick<ApiPaginationError, 'shift' | 'walks'> & { detail: string }) {
-    super(fn, `list kept changing while paged (${init.walks} walk(s)); last: ${init.shift}: ${detail}`);
+  /**
+   * `same`: every walk saw the very same thing (a `total` that is off by the same count each time):
+   * said as the service's list not adding up, which waiting does not cure, not as a busy list.
+   */
+  constructor(
+    fn: string,
+    { detail, same, ...init }: Pick<ApiPaginationError, 'shift' | 'walks'> & { detail: string; same?: boolean },
+  ) {
+    super(
+      fn,
+      same
+        ? `the list does not add up, the same on all ${init.walks} walks (the service's total or pages are off, not a list that changed): ${init.shift}: ${detail}`
+        : `list kept changing while paged (${init.walks} walk(s)); last: ${init.shift}: ${detail}`,
+    );
     Object.assign(this, init);
   }
 }

@@ -263,6 +263,8 @@ export async function paginate<T extends { id: number }>(
   options: PaginateOptions<T>,
 ): Promise<T[]> {
   let last: ShiftSeen | undefined;
+  /** What each walk saw: one thing every time is a list that does not add up, not one that moves. */
+  const seen = new Set<string>();
   for (let w = 1; w <= MAX_WALKS; w++) {
     const items: T[] = [];
     const aside: QuarantinedRecord[] = [];
@@ -276,13 +278,15 @@ export async function paginate<T extends { id: number }>(
     } catch (err) {
       if (!(err instanceof ShiftSeen)) throw err;
       last = err;
+      seen.add(`${err.shift}: ${err.detail}`);
       options.logger?.warn(
         { fn: options.fn, walk: w, shift: err.shift, detail: err.detail },
         'list shifted while paged; reading it again',
       );
     }
   }
-  throw new ApiPaginationError(options.fn, { shift: last!.shift, walks: MAX_WALKS, detail: last!.detail });
+  const { shift, detail } = last!;
+  throw new ApiPaginationError(options.fn, { shift, walks: MAX_WALKS, detail, same: seen.size === 1 });
 }
 
 /**

@@ -51,7 +51,9 @@ describe('paginate', () => {
     const short = async (offset: number, limit: number) => ({ ...(await m.fetch(offset, limit)), total: 200 });
     const error = await paginate(short, { fn: 'urls.list', pageSize: 100 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiPaginationError);
-    expect((error as ApiPaginationError).message).toMatch(/count_mismatch: read 250 items, total says 200/);
+    expect((error as ApiPaginationError).message).toMatch(
+      /^urls\.list: the list does not add up, the same on all 3 walks \(the service's total or pages are off, not a list that changed\): count_mismatch: read 250 items, total says 200$/,
+    );
     // A true total on a full page costs that one empty page; a list in one short page costs none.
     const exact = memoryList(200);
     expect(await paginate(exact.fetch, { fn: 'urls.list', pageSize: 100 })).toHaveLength(200);
