@@ -9,7 +9,8 @@ import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
 import { print } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { loadConfigSection } from '../config/load-config.js';
+import { loadConfigSection, loadConfigWithUnset } from '../config/load-config.js';
+import { Inhibitor } from '../notify/inhibition.js';
 import { pendingReason } from '../alerts/pending-reason.js';
 import { defineCommand, table, terminalJson, terminalSafe, terminalWidth, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
@@ -20,8 +21,10 @@ Lists the open alerts: firing ones, and pending ones waiting for alerts.for cycl
 (each pending one is listed under the table with what it waits for, --json says it in "pending").
 Worst first, then oldest. Each shows its id (for \`deploy-watchdog ack\`), since when, its status
 (acked: firing, and someone acknowledged it; --json says who), severity, check, summary, labels,
-and the id of the silence that mutes its notifications, if one does. On a terminal the table fits
-its width (a long summary, then long labels, are cut with …); piped, or with --json, nothing is cut.
+and the id of the silence that mutes its notifications, if one does; an alert another holds back
+(notify.inhibit: its server bad, its app stopped) is listed under the table with the alert that
+holds it (--json: "inhibitedBy"). On a terminal the table fits its width (a long summary, then
+long labels, are cut with …); piped, or with --json, nothing is cut.
 
   --config FILE   the configuration file (its state.path is the database)
                   (${CONFIG_FILE_DEFAULTS})
@@ -49,13 +52,20 @@ const alerts = defineCommand({
     withStateStore(io, file, (store) => {
       const now = systemClock.now();
       const forCycles = loadConfigSection(file, io.env, 'alerts').for;
-      const rows = openAlertsView(store, now).map((v) => ({
+      const views = openAlertsView(store, now);
+      // Held back now by another firing alert (its server bad, its app stopped), as a delivery round decides.
+      const inhibitor = new Inhibitor(
+        loadConfigWithUnset(file, io.env).config.notify.inhibit,
+        views.map((v) => v.alert),
+      );
+      const rows = views.map((v) => ({
         ...v,
         silence: v.silence?.id ?? null,
         waiting: pendingReason(v.alert, forCycles, now),
+        heldBy: inhibitor.causeFor(v.alert),
       }));
       if (values.json) {
-        const out = rows.map(({ alert: a, since, silence, waiting }) => ({
+        const out = rows.map(({ alert: a, since, silence, waiting, heldBy }) => ({
           id: alertId(a.fingerprint),
           fingerprint: a.fingerprint,
           status: a.status,
@@ -71,6 +81,7 @@ const alerts = defineCommand({
           lastSeenAt: formatUtc(a.lastSeenAt, 'iso'),
           job: a.job,
           silence,
+          inhibitedBy: heldBy ? { id: alertId(heldBy.fingerprint), rule: heldBy.rule } : null,
           ...(a.status === 'pending' ? { pending: waiting } : {}),
           acknowledgement: a.acknowledgement && { ...a.acknowledgement, at: formatUtc(a.acknowledgement.at, 'iso') },
         }));
@@ -97,15 +108,24 @@ const alerts = defineCommand({
       const fit = width === undefined ? undefined : { width, shrink: FIT_SHRINK };
       io.stdout.write(table([header, ...body], fit));
       // Why each pending one is not told yet: alerts.for, its check's hold, or nothing any more.
-      for (const { alert: a, waiting } of rows) {
+      for (const { alert: a, waiting, heldBy } of rows) {
         // A hold's reason may name what the service sent (a step): shown, never obeyed.
         if (waiting.length > 0)
           io.stdout.write(`${alertId(a.fingerprint)} pending: ${terminalSafe(waiting.join('; '))}\n`);
+        if (heldBy) {
+          const by = `${alertId(heldBy.fingerprint)} (${heldBy.rule}): ${terminalSafe(heldBy.summary)}`;
+          io.stdout.write(`${alertId(a.fingerprint)} held back by ${by}\n`);
+        }
       }
       const firing = rows.filter((r) => r.alert.status === 'firing').length;
       const acked = rows.filter((r) => r.alert.acknowledgement !== null).length;
       const ackedText = acked > 0 ? `, ${acked} of them acked` : '';
-      return print(io.stdout, `${rows.length} open (${firing} firing${ackedText}, ${rows.length - firing} pending)\n`);
+      const held = rows.filter((r) => r.heldBy).length;
+      const heldText = held > 0 ? `; ${held} held back by an inhibition` : '';
+      return print(
+        io.stdout,
+        `${rows.length} open (${firing} firing${ackedText}, ${rows.length - firing} pending)${heldText}\n`,
+      );
     }),
 });
 

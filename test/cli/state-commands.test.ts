@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/state/store.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
+import { finding, fireFindings } from '../alerts/fixtures.js';
 
 let dir: string;
 beforeEach(() => {
@@ -40,6 +41,31 @@ describe('state commands', () => {
     Store.open(path.join(dir, 'state.db')).close();
     const result = await runCli([command, '--config', file, ...args], { env: {} });
     expect(result).toMatchObject({ code: 0, stdout: said, stderr: '' });
+  });
+
+  it('alerts names the alert that holds another back (a bad server its apps), in the table and --json', async () => {
+    const file = config();
+    const db = path.join(dir, 'state.db');
+    Store.open(db).close();
+    const server = { check: 'servers', server: 'srv-7' };
+    fireFindings(db, 'servers', [
+      finding('server/7', { check: 'servers', severity: 'critical', summary: 'Server srv-7 is down', labels: server }),
+    ]);
+    fireFindings(db, 'runs', [finding('run/1', { labels: { check: 'failed_runs', app: 'shop', server: 'srv-7' } })]);
+    const json = JSON.parse((await runCli(['alerts', '--config', file, '--json'], { env: {} })).stdout) as {
+      id: string;
+      fingerprint: string;
+      inhibitedBy: unknown;
+    }[];
+    const [serverId, runId] = json.map((a) => a.id);
+    expect(json.map((a) => [a.fingerprint, a.inhibitedBy])).toEqual([
+      ['server/7', null],
+      ['run/1', { id: serverId, rule: 'bad_servers' }],
+    ]);
+    const listed = await runCli(['alerts', '--config', file], { env: {} });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(`\n${runId} held back by ${serverId} (bad_servers): Server srv-7 is down\n`);
+    expect(listed.stdout).toMatch(/^2 open \(2 firing, 0 pending\); 1 held back by an inhibition$/m);
   });
 
   it('silence and unsilence run with the secrets unset', async () => {
