@@ -454,6 +454,18 @@ policies:
       expect(h.changes('runs.retry')).toHaveLength(1);
     });
 
+    it('a clock stepped back an hour and more: the followed run is still polled, not left for the step', async () => {
+      h = await start(RETRY_NONPROD);
+      const run = failedRun(appOf(h.sim, 'staging'));
+      await h.cycleAndPass({ runs: [run.id] });
+      expect(h.attempts()).toMatchObject([{ status: 'following' }]);
+
+      h.clock.stepBack(2 * HOUR);
+      expect((await h.pass()).polled).toBe(1);
+      // Left for one poll interval of the new time, not for the step again.
+      expect(h.attempts()[0]!.nextAt).toBe(h.clock.now() + h.config.remediation.poll_interval);
+    });
+
     it('no readable answer for follow_timeout: the same key until then, then "may or may not have been made"', async () => {
       h = await start(`
 enabled: true
