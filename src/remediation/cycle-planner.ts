@@ -8,9 +8,11 @@
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { activeSilenceFor, listSilences, type Silence } from '../alerts/silences.js';
+import { clockWentBack } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { ActionTarget } from './actions/action.js';
+import { MAX_ASKED_WAIT_MS } from './change-answer.js';
 import { idempotencyKey } from './idempotency-key.js';
 import type { RemediationAction } from './actions/action.js';
 import {
@@ -19,6 +21,7 @@ import {
   requestablePolicy,
   type CompiledPolicy,
   type DecisionContext,
+  type RecordHistory,
   type RemediationSettings,
   type SkipReason,
 } from './policy.js';
@@ -188,7 +191,7 @@ export class CyclePlanner {
   ) {
     const { policy, alert, target, life, now } = on;
     const { settings } = this.p;
-    const history = this.p.rs.history(policy.config.name, policy.action.name, target, life);
+    const history = this.#acrossClockStep(this.p.rs.history(policy.config.name, policy.action.name, target, life), now);
     const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
     const decision = decidePolicy(policy, alert, history, {
       enabled: settings.enabled,
@@ -199,6 +202,16 @@ export class CyclePlanner {
       ...asked,
     });
     return { decision, history };
+  }
+
+  /**
+   * A record's backoff that ends further ahead than any backoff is set for (a policy's, a Retry-After
+   * of at most an hour) was set before the clock went back: over, or it would last the step too.
+   */
+  #acrossClockStep(history: RecordHistory, now: number): RecordHistory {
+    const longest = Math.max(MAX_ASKED_WAIT_MS, ...this.p.policies.map((p) => p.config.backoff));
+    const over = history.nextAllowedAt !== null && clockWentBack(history.nextAllowedAt, now, longest);
+    return over ? { ...history, nextAllowedAt: null } : history;
   }
 
   /** The key of an attempt on a decided record, with a key number (taken, or only peeked at by a dry run). */

@@ -245,6 +245,21 @@ policies:
       ).toEqual(['backoff_pending', 'max_attempts_reached']);
     });
 
+    it('a clock stepped back a day does not add the step to the backoff', async () => {
+      h = await start(RETRY_NONPROD);
+      const appId = appOf(h.sim, 'development');
+      const run = failedRun(appId);
+      h.sim.control.failNextRun({ appId, step: 'restart', reason: 'health check timed out after 120 s' });
+      await h.cycleAndPass({ runs: [run.id] });
+      h.clock.advance(5 * MINUTE);
+      await h.pass();
+      expect(h.attempts()).toMatchObject([{ attempt: 1, outcome: 'run_failed' }]);
+
+      h.clock.stepBack(24 * HOUR);
+      h.clock.advance(10 * MINUTE);
+      expect((await h.cycleAndPass({ runs: [run.id] })).cycle.planned).toBe(1);
+    });
+
     it('hold the backoff for every policy on the record: a second policy does not retry at once', async () => {
       const second =
         '  - { name: retry-health, action: runs.retry, match_re: { reason: "health check.*" }, backoff: 10m }\n';
