@@ -8,7 +8,7 @@
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { activeSilenceFor, listSilences, type Silence } from '../alerts/silences.js';
-import { clockWentBack } from '../lib/clock.js';
+import { clockWentBack, latestWaitEnd } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { ActionTarget } from './actions/action.js';
@@ -102,7 +102,7 @@ export class CyclePlanner {
     const report: CycleReport = { planned: 0, dryRun: 0, skipped: {}, events: 0 };
     const alerts = this.p.alerts.open().filter((a) => a.status === 'firing');
     const suspensions = rs.suspensions();
-    let actionsLastHour = rs.actionsSince(now - HOUR_MS);
+    let actionsLastHour = this.#actionsLastHour(now);
     const silenceOf = this.#silences(now);
 
     for (const policy of this.p.policies) {
@@ -148,7 +148,7 @@ export class CyclePlanner {
     const { policy, target } = covering;
     const on = decided(policy, alert, target, now);
     const asked = { requested: true };
-    const { decision, history } = this.#decide(on, rs.suspensions(), rs.actionsSince(now - HOUR_MS), asked);
+    const { decision, history } = this.#decide(on, rs.suspensions(), this.#actionsLastHour(now), asked);
     const named: DecidedBy = { policy: policy.config.name, action: policy.action };
     if (decision.kind === 'skip') {
       audit.skipped(on, decision.reason, asker);
@@ -202,6 +202,11 @@ export class CyclePlanner {
       ...asked,
     });
     return { decision, history };
+  }
+
+  /** Attempts planned in the last hour: one planned more than an hour ahead, before the clock went back, is not. */
+  #actionsLastHour(now: number): number {
+    return this.p.rs.actionsSince(now - HOUR_MS, latestWaitEnd(now, HOUR_MS));
   }
 
   /**

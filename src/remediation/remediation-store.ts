@@ -144,7 +144,9 @@ const SQL = {
     `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ? OR next_at > ?) ORDER BY id`,
   ),
   one: sql<[number], Row>('SELECT * FROM remediation_attempts WHERE id = ?'),
-  recentActions: sql<[number], { n: number }>('SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?'),
+  recentActions: sql<[number, number], { n: number }>(
+    'SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ? AND planned_at <= ?',
+  ),
   insertAudit: sql<
     Omit<AuditRow, 'id'>
   >(`INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, environment, decision, reason,
@@ -266,9 +268,9 @@ export class RemediationStore {
     };
   }
 
-  /** Attempts planned after `since` (each sends at least one change request). */
-  actionsSince(since: number): number {
-    return this.#sql.recentActions.get(since)!.n;
+  /** Attempts planned after `since` and by `latest` (each sends at least one change request). */
+  actionsSince(since: number, latest: number): number {
+    return this.#sql.recentActions.get(since, latest)!.n;
   }
 
   /** Appends one audit row; a column left out is null (a row about no app, no record, no attempt). */

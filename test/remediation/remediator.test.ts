@@ -370,6 +370,22 @@ policies:
       expect(later.cycle.planned).toBe(1);
       expect(h.changes('runs.retry')).toHaveLength(2);
     });
+
+    it('counts the hour on after a clock stepped back a day, not the day again', async () => {
+      h = await start(`
+enabled: true
+dry_run: false
+max_actions_per_hour: 1
+policies:
+  - { name: retry-nonprod, action: runs.retry, match: { environment_type: [staging, development] } }
+`);
+      const a = failedRun(appOf(h.sim, 'staging'));
+      const b = failedRun(appOf(h.sim, 'development'));
+      expect((await h.cycleAndPass({ runs: [a.id, b.id] })).cycle).toMatchObject({ skipped: { hourly_limit: 1 } });
+      h.clock.stepBack(24 * HOUR);
+      h.clock.advance(HOUR + MINUTE);
+      expect((await h.cycleAndPass({ runs: [a.id, b.id] })).cycle.planned).toBe(1);
+    });
   });
 
   describe('apps.backup', () => {
