@@ -83,10 +83,10 @@ const LIFE_FIELDS = (
 ).split(' ');
 const LIFE_COLUMNS = LIFE_FIELDS.map(snakeColumn);
 
-/** The fields a sighting of an open alert rewrites: what its finding says now, and its counters. */
+/** The fields a sighting of an open alert rewrites: what its finding says now, its counters and times. */
 const OPEN_FIELDS = (
   'status severity summary details labels url since subject facts brief ' +
-  'lastSeenAt seenCount firedAt lastNotifiedAt'
+  'firstSeenAt lastSeenAt seenCount firedAt lastNotifiedAt'
 ).split(' ');
 
 /** The column order `fromRow` reads: {@link LIFE_COLUMNS}, then the acknowledgement's. */

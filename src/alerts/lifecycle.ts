@@ -10,6 +10,7 @@
  * An acknowledgement (`acknowledge.ts`) does touch it: an acknowledged alert writes no `repeat`,
  * and an escalation or a resolve ends the acknowledgement, the event saying which one it ended.
  */
+import { clockWentBack, warnClockWentBack } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobKey } from './job-key.js';
 import type { Store } from '../state/store.js';
@@ -126,6 +127,8 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   const seen = new Set<string>();
   // Firing alerts seen again unchanged: the common case, written in one statement at the end.
   const unchanged: string[] = [];
+  /** When the open alerts whose times moved back with the clock were last seen. */
+  const stepped: number[] = [];
 
   for (const found of input.findings) {
     const finding = withHeldNote(found, heldNote(input.held, found.subject));
@@ -138,9 +141,11 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       continue;
     }
     seen.add(finding.fingerprint);
-    const previous = open.get(finding.fingerprint);
+    const stored = open.get(finding.fingerprint);
+    const previous = stored && afterClockWentBack(stored, now);
+    if (stored && previous !== stored) stepped.push(stored.lastSeenAt);
     const decision = decide(previous, finding, now, options, toldSeverity(alerts, previous, finding));
-    if (previous && decision.action === 'none' && sameContent(previous, finding)) {
+    if (previous && previous === stored && decision.action === 'none' && sameContent(previous, finding)) {
       unchanged.push(finding.fingerprint);
       continue;
     }
@@ -169,6 +174,8 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   }
 
   alerts.touch(unchanged, now);
+  const moved = `${stepped.length} ${job} alerts' holds and repeats go on from their last sighting`;
+  if (stepped.length > 0 && options.logger) warnClockWentBack(options.logger, moved, Math.max(...stepped), now);
 
   const unseen = input.incomplete ?? [];
   let kept = 0;
@@ -235,6 +242,19 @@ function resolveAlert(alerts: AlertStore, previous: AlertRow, now: number, reaso
   const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
   const event = withCleared(eventOf(row, 'resolved', now, reason, resolution), previous.acknowledgement);
   return alerts.insertEvent(event, now);
+}
+
+/**
+ * An open alert last seen further ahead than now (the clock went back since: NTP, a VM restored),
+ * its times moved back as far, so that its hold and its repeat interval do not last the step too.
+ * The time between its last sighting and the step cannot be known, and counts as none.
+ */
+function afterClockWentBack(row: AlertRow, now: number): AlertRow {
+  if (!clockWentBack(row.lastSeenAt, now, 0)) return row;
+  const step = row.lastSeenAt - now;
+  const back = (t: number | null) => (t === null ? null : t - step);
+  const { firstSeenAt, firedAt, lastNotifiedAt } = row;
+  return { ...row, firstSeenAt: firstSeenAt - step, firedAt: back(firedAt), lastNotifiedAt: back(lastNotifiedAt) };
 }
 
 /**

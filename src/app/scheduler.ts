@@ -10,6 +10,8 @@
  * waiting on the wall clock. A cycle is never cut for overrunning its schedule: it runs to its end.
  */
 import cron from 'node-cron';
+import { performance } from 'node:perf_hooks';
+import { clockWentBack, warnClockWentBack } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobOverruns } from './job-overruns.js';
 
@@ -52,6 +54,9 @@ export class Scheduler {
   /** Jobs whose cycle is running now: a tick for one of them is skipped, not queued. */
   readonly #busy = new Set<string>();
   #started = false;
+  /** Date.now() − performance.now() when last looked at: it falls when the wall clock is stepped back. */
+  #wallOffset = 0;
+  #stepWatch: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly options: SchedulerOptions) {
     for (const job of options.jobs) this.#intervals.set(job.name, longestGapMs(job.cron));
@@ -71,6 +76,16 @@ export class Scheduler {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    this.#scheduleAll();
+    this.#wallOffset = Date.now() - performance.now();
+    this.#stepWatch = setInterval(() => this.#rescheduleAfterStepBack(), 5_000).unref();
+    this.options.logger.info(
+      { jobs: Object.fromEntries(this.options.jobs.map((j) => [j.name, j.cron])) },
+      'scheduler started',
+    );
+  }
+
+  #scheduleAll(): void {
     const schedule = this.options.schedule ?? cronSchedule;
     for (const job of this.options.jobs) {
       const task = schedule(job.cron, (slot) => this.#fire(job.name, slot ?? Date.now()), {
@@ -80,10 +95,19 @@ export class Scheduler {
       });
       this.#tasks.set(job.name, task);
     }
-    this.options.logger.info(
-      { jobs: Object.fromEntries(this.options.jobs.map((j) => [j.name, j.cron])) },
-      'scheduler started',
-    );
+  }
+
+  /**
+   * node-cron arms each job's timer for its next time on the wall clock: a clock stepped back (NTP,
+   * a VM restored) would hold every job for the step. Scheduled again from the new time, they go on.
+   */
+  #rescheduleAfterStepBack(): void {
+    const [before, now] = [this.#wallOffset, Date.now()];
+    this.#wallOffset = now - performance.now();
+    if (!clockWentBack(before, this.#wallOffset, 0)) return;
+    warnClockWentBack(this.options.logger, 'the jobs are scheduled again from now', before + performance.now(), now);
+    for (const task of this.#tasks.values()) void task.stop();
+    this.#scheduleAll();
   }
 
   /**
@@ -97,6 +121,7 @@ export class Scheduler {
   /** Stops scheduling; cycles in progress are the caller's to wait for. */
   async stop(): Promise<void> {
     this.#started = false;
+    clearInterval(this.#stepWatch);
     for (const task of this.#tasks.values()) await task.stop();
     this.#tasks.clear();
   }

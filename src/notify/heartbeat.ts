@@ -44,7 +44,9 @@ export class Heartbeat {
   beat(): BeatDecision {
     const now = this.options.clock.now();
     if (this.#inFlight) return 'in_flight';
-    if (this.#lastAt !== undefined && now - this.#lastAt < this.options.settings.every) return 'not_due';
+    // Last pinged "after" now: the clock went back since, and waiting for then would add the step.
+    const since = this.#lastAt === undefined ? Infinity : now - this.#lastAt;
+    if (since >= 0 && since < this.options.settings.every) return 'not_due';
     this.#lastAt = now;
     this.#inFlight = this.#ping().finally(() => {
       this.#inFlight = undefined;

@@ -8,9 +8,11 @@
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { activeSilenceFor, listSilences, type Silence } from '../alerts/silences.js';
+import { clockWentBack, latestWaitEnd } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { ActionTarget } from './actions/action.js';
+import { MAX_ASKED_WAIT_MS } from './change-answer.js';
 import { idempotencyKey } from './idempotency-key.js';
 import type { RemediationAction } from './actions/action.js';
 import {
@@ -19,6 +21,7 @@ import {
   requestablePolicy,
   type CompiledPolicy,
   type DecisionContext,
+  type RecordHistory,
   type RemediationSettings,
   type SkipReason,
 } from './policy.js';
@@ -99,7 +102,7 @@ export class CyclePlanner {
     const report: CycleReport = { planned: 0, dryRun: 0, skipped: {}, events: 0 };
     const alerts = this.p.alerts.open().filter((a) => a.status === 'firing');
     const suspensions = rs.suspensions();
-    let actionsLastHour = rs.actionsSince(now - HOUR_MS);
+    let actionsLastHour = this.#actionsLastHour(now);
     const silenceOf = this.#silences(now);
 
     for (const policy of this.p.policies) {
@@ -145,7 +148,7 @@ export class CyclePlanner {
     const { policy, target } = covering;
     const on = decided(policy, alert, target, now);
     const asked = { requested: true };
-    const { decision, history } = this.#decide(on, rs.suspensions(), rs.actionsSince(now - HOUR_MS), asked);
+    const { decision, history } = this.#decide(on, rs.suspensions(), this.#actionsLastHour(now), asked);
     const named: DecidedBy = { policy: policy.config.name, action: policy.action };
     if (decision.kind === 'skip') {
       audit.skipped(on, decision.reason, asker);
@@ -188,7 +191,7 @@ export class CyclePlanner {
   ) {
     const { policy, alert, target, life, now } = on;
     const { settings } = this.p;
-    const history = this.p.rs.history(policy.config.name, policy.action.name, target, life);
+    const history = this.#acrossClockStep(this.p.rs.history(policy.config.name, policy.action.name, target, life), now);
     const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
     const decision = decidePolicy(policy, alert, history, {
       enabled: settings.enabled,
@@ -199,6 +202,21 @@ export class CyclePlanner {
       ...asked,
     });
     return { decision, history };
+  }
+
+  /** Attempts planned in the last hour: one planned more than an hour ahead, before the clock went back, is not. */
+  #actionsLastHour(now: number): number {
+    return this.p.rs.actionsSince(now - HOUR_MS, latestWaitEnd(now, HOUR_MS));
+  }
+
+  /**
+   * A record's backoff that ends further ahead than any backoff is set for (a policy's, a Retry-After
+   * of at most an hour) was set before the clock went back: over, or it would last the step too.
+   */
+  #acrossClockStep(history: RecordHistory, now: number): RecordHistory {
+    const longest = Math.max(MAX_ASKED_WAIT_MS, ...this.p.policies.map((p) => p.config.backoff));
+    const over = history.nextAllowedAt !== null && clockWentBack(history.nextAllowedAt, now, longest);
+    return over ? { ...history, nextAllowedAt: null } : history;
   }
 
   /** The key of an attempt on a decided record, with a key number (taken, or only peeked at by a dry run). */

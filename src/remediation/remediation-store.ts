@@ -140,11 +140,13 @@ const SQL = {
   ),
   latest: sql<RecordKey, Row>(`SELECT * FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?
      ORDER BY attempt DESC LIMIT 1`),
-  due: sql<[number], Row>(
-    `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ?) ORDER BY id`,
+  due: sql<[number, number], Row>(
+    `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ? OR next_at > ?) ORDER BY id`,
   ),
   one: sql<[number], Row>('SELECT * FROM remediation_attempts WHERE id = ?'),
-  recentActions: sql<[number], { n: number }>('SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?'),
+  recentActions: sql<[number, number], { n: number }>(
+    'SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ? AND planned_at <= ?',
+  ),
   insertAudit: sql<
     Omit<AuditRow, 'id'>
   >(`INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, environment, decision, reason,
@@ -239,9 +241,12 @@ export class RemediationStore {
     this.store.db.prepare(`UPDATE remediation_attempts SET ${sets} WHERE id = ?`).run(...values, id);
   }
 
-  /** Attempts to send or poll now: planned or followed, due at `now`. */
-  due(now: number): AttemptRow[] {
-    return this.#sql.due.all(now).map(attemptOf);
+  /**
+   * Attempts to send or poll now: planned or followed, due at `now`, or set for after `latest`, the
+   * latest time a wait set by now can end (the clock went back since: `clockWentBack`).
+   */
+  due(now: number, latest: number): AttemptRow[] {
+    return this.#sql.due.all(now, latest).map(attemptOf);
   }
 
   /** When the next planned or followed attempt is due; null when none. */
@@ -263,9 +268,9 @@ export class RemediationStore {
     };
   }
 
-  /** Attempts planned after `since` (each sends at least one change request). */
-  actionsSince(since: number): number {
-    return this.#sql.recentActions.get(since)!.n;
+  /** Attempts planned after `since` and by `latest` (each sends at least one change request). */
+  actionsSince(since: number, latest: number): number {
+    return this.#sql.recentActions.get(since, latest)!.n;
   }
 
   /** Appends one audit row; a column left out is null (a row about no app, no record, no attempt). */

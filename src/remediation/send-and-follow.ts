@@ -8,12 +8,12 @@
  */
 import { ApiError, ApiResponseError, ApiTransportError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
-import type { Clock } from '../lib/clock.js';
+import { latestWaitEnd, warnClockWentBack, type Clock } from '../lib/clock.js';
 import type { Notifier } from '../notify/notifier.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { RemediationAction } from './actions/action.js';
 import { ACTIONS } from './actions/registry.js';
-import { answerStep, handleFailure, handleResult, type ChangeHandling } from './change-answer.js';
+import { answerStep, handleFailure, handleResult, MAX_ASKED_WAIT_MS, type ChangeHandling } from './change-answer.js';
 import { outcomeNotice, outcomeSucceeded, outcomeWord, startedNotice, type AttemptOutcome } from './outcome-notice.js';
 import { findTakenBackup, readBackup, type BackupWords } from './backup-readback.js';
 import { errorText } from '../lib/error-text.js';
@@ -54,7 +54,7 @@ export class SendAndFollow {
   /** Sends the due planned attempts, polls the due followed runs; one at a time, oldest first. */
   async pass(signal: AbortSignal | undefined): Promise<PassReport> {
     const report: PassReport = { sent: 0, polled: 0, finished: 0 };
-    for (const attempt of this.p.rs.due(this.p.clock.now())) {
+    for (const attempt of this.#due()) {
       if (signal?.aborted) break;
       const action = ACTIONS.find((a) => a.name === attempt.action) as RemediationAction | undefined;
       if (!action) {
@@ -86,6 +86,20 @@ export class SendAndFollow {
       }
     }
     return report;
+  }
+
+  /**
+   * The attempts due now, and those set further ahead than any wait this code sets (a poll, a resend,
+   * a Retry-After): the clock went back since, and honoured they would wait the step too; said once.
+   */
+  #due(): AttemptRow[] {
+    const now = this.p.clock.now();
+    const latest = latestWaitEnd(now, Math.max(this.p.pollMs, MAX_ASKED_WAIT_MS));
+    const due = this.p.rs.due(now, latest);
+    const early = due.flatMap((a) => (a.nextAt !== null && a.nextAt > latest ? [a.nextAt] : []));
+    if (early.length > 0)
+      warnClockWentBack(this.p.log, `${early.length} remediation attempts are taken up early`, Math.max(...early), now);
+    return due;
   }
 
   /**

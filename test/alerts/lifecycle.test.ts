@@ -6,6 +6,7 @@ import { AlertStore, alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { LifecycleOptions } from '../../src/alerts/decide.js';
 import type { JobKey } from '../../src/alerts/job-key.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { captureLogger } from '../notify/channels/fixtures.js';
 import type { Store } from '../../src/state/store.js';
 import { finding, HOUR, MINUTE, tempState, type TempState } from './fixtures.js';
 import { STATE_BACKENDS } from '../helpers/state-backends.js';
@@ -256,6 +257,29 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
         firedAt: clock.now(),
         seenCount: 4,
       });
+    });
+
+    it('a clock stepped back a day neither adds the step to a hold nor to a repeat interval', () => {
+      const held = () => finding('stuck', { holdForMs: 30 * MINUTE });
+      expect(cycle([held(), finding('a')])).toHaveLength(1);
+      clock.advance(20 * MINUTE);
+      expect(cycle([held(), finding('a')])).toEqual([]);
+      clock.stepBack(24 * HOUR);
+      // Held 20 minutes of 30 before the step: 10 more, not a day more.
+      clock.advance(MINUTE);
+      const { logger, lines } = captureLogger();
+      expect(cycle([held(), finding('a')], { ...OPTIONS, logger })).toEqual([]);
+      expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+        "the clock went back: 2 runs alerts' holds and repeats go on from their last sighting " +
+          '(it was set for 2026-11-01T12:20:00Z, now 2026-10-31T12:21:00Z)',
+      ]);
+      clock.advance(10 * MINUTE);
+      expect(kinds(cycle([held(), finding('a')]))).toEqual(['firing stuck']);
+      // Told 30 minutes ago, as counted across the step: repeated once 4 hours are up, not 28.
+      clock.advance(4 * HOUR - 30 * MINUTE - 1);
+      expect(cycle([held(), finding('a')])).toEqual([]);
+      clock.advance(1);
+      expect(kinds(cycle([held(), finding('a')]))).toEqual(['repeat a']);
     });
 
     it('restarts the hold when the finding disappears in between', () => {

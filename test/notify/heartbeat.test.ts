@@ -46,6 +46,19 @@ describe('heartbeat', () => {
     expect(hits).toHaveLength(2);
   });
 
+  it('pings on after the clock was stepped back an hour: the receiver does not think us dead for the hour', async () => {
+    const clock = new ManualClock(T0);
+    const beat = new Heartbeat({ settings: { url: new Secret(`${base}/ping/${token}`), every: 5 * MINUTE }, clock });
+    expect(beat.beat()).toBe('pinged');
+    await beat.settle();
+    clock.stepBack(60 * MINUTE);
+    clock.advance(5 * MINUTE);
+    expect(beat.beat()).toBe('pinged');
+    await beat.settle();
+    clock.advance(4 * MINUTE);
+    expect(beat.beat()).toBe('not_due');
+  });
+
   it('is wired into the notifier from notify.heartbeat', async () => {
     const h = Harness.open({
       channels: [],

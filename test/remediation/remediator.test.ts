@@ -245,6 +245,21 @@ policies:
       ).toEqual(['backoff_pending', 'max_attempts_reached']);
     });
 
+    it('a clock stepped back a day does not add the step to the backoff', async () => {
+      h = await start(RETRY_NONPROD);
+      const appId = appOf(h.sim, 'development');
+      const run = failedRun(appId);
+      h.sim.control.failNextRun({ appId, step: 'restart', reason: 'health check timed out after 120 s' });
+      await h.cycleAndPass({ runs: [run.id] });
+      h.clock.advance(5 * MINUTE);
+      await h.pass();
+      expect(h.attempts()).toMatchObject([{ attempt: 1, outcome: 'run_failed' }]);
+
+      h.clock.stepBack(24 * HOUR);
+      h.clock.advance(10 * MINUTE);
+      expect((await h.cycleAndPass({ runs: [run.id] })).cycle.planned).toBe(1);
+    });
+
     it('hold the backoff for every policy on the record: a second policy does not retry at once', async () => {
       const second =
         '  - { name: retry-health, action: runs.retry, match_re: { reason: "health check.*" }, backoff: 10m }\n';
@@ -355,6 +370,22 @@ policies:
       expect(later.cycle.planned).toBe(1);
       expect(h.changes('runs.retry')).toHaveLength(2);
     });
+
+    it('counts the hour on after a clock stepped back a day, not the day again', async () => {
+      h = await start(`
+enabled: true
+dry_run: false
+max_actions_per_hour: 1
+policies:
+  - { name: retry-nonprod, action: runs.retry, match: { environment_type: [staging, development] } }
+`);
+      const a = failedRun(appOf(h.sim, 'staging'));
+      const b = failedRun(appOf(h.sim, 'development'));
+      expect((await h.cycleAndPass({ runs: [a.id, b.id] })).cycle).toMatchObject({ skipped: { hourly_limit: 1 } });
+      h.clock.stepBack(24 * HOUR);
+      h.clock.advance(HOUR + MINUTE);
+      expect((await h.cycleAndPass({ runs: [a.id, b.id] })).cycle.planned).toBe(1);
+    });
   });
 
   describe('apps.backup', () => {
@@ -452,6 +483,18 @@ policies:
       await h.pass();
       expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
       expect(h.changes('runs.retry')).toHaveLength(1);
+    });
+
+    it('a clock stepped back an hour and more: the followed run is still polled, not left for the step', async () => {
+      h = await start(RETRY_NONPROD);
+      const run = failedRun(appOf(h.sim, 'staging'));
+      await h.cycleAndPass({ runs: [run.id] });
+      expect(h.attempts()).toMatchObject([{ status: 'following' }]);
+
+      h.clock.stepBack(2 * HOUR);
+      expect((await h.pass()).polled).toBe(1);
+      // Left for one poll interval of the new time, not for the step again.
+      expect(h.attempts()[0]!.nextAt).toBe(h.clock.now() + h.config.remediation.poll_interval);
     });
 
     it('no readable answer for follow_timeout: the same key until then, then "may or may not have been made"', async () => {
