@@ -7,6 +7,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';
 import { fingerprint } from '../detectors/fingerprint.js';
+import { keyInWords } from '../detectors/key-in-words.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import type { ActionWords } from './actions/action.js';
 import type { AttemptRow } from './remediation-store.js';
@@ -65,7 +66,7 @@ export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): strin
     case 'run_ended':
       return `${words.done}: the run ended ${outcome.state}`;
     case 'stopped':
-      return `${sentence(outcome.code)}: stopped`;
+      return `${keyInWords(outcome.code)}: stopped`;
     case 'follow_timeout':
       return `${words.done}: outcome unknown, still running after ${formatDuration(outcome.afterMs, 'exact')}`;
     case 'unanswered':
@@ -179,8 +180,3 @@ export function suspensionFinding(s: Suspension): Finding {
   });
 }
 
-/** "not_retryable" → "Not retryable". */
-function sentence(code: string): string {
-  const words = code.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
