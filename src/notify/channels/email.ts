@@ -306,6 +306,9 @@ interface SmtpError {
   command?: string;
 }
 
+/** "Exceeded storage allocation": the message is too big, even when said at MAIL FROM (its declared SIZE). */
+const SMTP_TOO_BIG = 552;
+
 /** Error codes that mean the message or the setup is wrong: sending again will not help. */
 const PERMANENT_CODES = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ECONFIG', 'EREQUIRETLS']);
 
@@ -327,14 +330,18 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
   if (code === 'ETLS' && e.command === 'STARTTLS') {
     return {
       outcome: 'permanent',
+      wholeChannel: true,
       reason: `SMTP server refused STARTTLS${reply}; set smtp.secure to "tls" if it takes TLS on connect, or fix the server (smtp.secure: "none" only for a local relay)`,
     };
   }
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     return { outcome: 'retryable', reason: `SMTP ${responseCode}${at} (temporary)${reply}` };
   }
+  // Refused for the credentials or the addresses of the config, not for this message: so is every other.
+  const wholeChannel =
+    code === 'EAUTH' || (code === 'EENVELOPE' && e.command !== 'DATA' && responseCode !== SMTP_TOO_BIG);
   if (responseCode !== undefined && responseCode >= 500) {
-    return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}` };
+    return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}`, wholeChannel };
   }
   if (bodyHandedOver) {
     return {
@@ -346,6 +353,7 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
     return {
       outcome: 'permanent',
       reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}`,
+      wholeChannel,
     };
   }
   if (code === 'ETIMEDOUT') return { outcome: 'retryable', reason: `SMTP timed out (${code})${at}` };
