@@ -301,6 +301,10 @@ function page(title: string, body: string): string {
 /** What a nodemailer error carries. */
 interface SmtpError {
   code?: string;
+  message?: string;
+  syscall?: string;
+  /** OpenSSL's words for a failed handshake ("wrong version number"). */
+  reason?: string;
   responseCode?: number;
   response?: string;
   command?: string;
@@ -357,6 +361,15 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
     };
   }
   if (code === 'ETIMEDOUT') return { outcome: 'retryable', reason: `SMTP timed out (${code})${at}` };
+  // A socket error without a system call is the TLS handshake's (nodemailer names both ESOCKET):
+  // its words are Node's or OpenSSL's ("self-signed certificate"), said before the login or the message.
+  const tlsProblem = e.reason ?? e.message;
+  if (code === 'ESOCKET' && e.syscall === undefined && typeof tlsProblem === 'string') {
+    return {
+      outcome: 'retryable',
+      reason: `SMTP TLS failed: ${serverReply(tlsProblem, 200, secrets)}; smtp.host must be the name on the server's certificate and smtp.secure match the port ("tls" for 465, "starttls" for 587); smtp.tls_reject_unauthorized: false only for a certificate you trust by other means`,
+    };
+  }
   return { outcome: 'retryable', reason: `SMTP connection failed (${code ?? 'unknown error'})${at}` };
 }
 

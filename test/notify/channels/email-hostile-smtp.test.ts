@@ -145,6 +145,16 @@ describe('an SMTP sink that refuses some recipients or never confirms', () => {
     expect(sink.messages.map((m) => m.to)).toEqual([['ops@example.com']]);
   });
 
+  it('not speaking TLS under smtp.secure: tls (port 587 given for 465): says TLS failed and what to set', async () => {
+    sink = await startSmtpSink();
+    const c = channel(sink.port, { secure: 'tls' });
+    const result = await c.send(c.render(alerts([alertEvent()])));
+    expect(result).toMatchObject({ outcome: 'retryable' });
+    expect(result.outcome === 'retryable' && result.reason).toMatch(
+      /^SMTP TLS failed: wrong version number; .*smtp\.secure match the port \("tls" for 465, "starttls" for 587\)/,
+    );
+  });
+
   it('taking the message and never confirming it: unconfirmed, not retryable', async () => {
     sink = await startSmtpSink();
     sink.setMode('silent-after-data');
