@@ -341,11 +341,11 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     return { outcome: 'retryable', reason: `SMTP ${responseCode}${at} (temporary)${reply}` };
   }
+  const fix = configFix(code, e.command, responseCode);
   // Refused for the credentials or the addresses of the config, not for this message: so is every other.
-  const wholeChannel =
-    code === 'EAUTH' || (code === 'EENVELOPE' && e.command !== 'DATA' && responseCode !== SMTP_TOO_BIG);
+  const wholeChannel = fix !== '';
   if (responseCode !== undefined && responseCode >= 500) {
-    return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}`, wholeChannel };
+    return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}${fix}`, wholeChannel };
   }
   if (bodyHandedOver) {
     return {
@@ -356,7 +356,7 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
   if (code && PERMANENT_CODES.has(code)) {
     return {
       outcome: 'permanent',
-      reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}`,
+      reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}${fix}`,
       wholeChannel,
     };
   }
@@ -371,6 +371,20 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
     };
   }
   return { outcome: 'retryable', reason: `SMTP connection failed (${code ?? 'unknown error'})${at}` };
+}
+
+/**
+ * What to change in the config for a refusal of the channel itself (its login, its addresses), as
+ * "; …"; '' for a refusal of this one message (its content, its size).
+ */
+function configFix(code: string | undefined, command: string | undefined, responseCode: number | undefined): string {
+  if (code === 'EAUTH') return '; check smtp.auth.user and smtp.auth.pass';
+  if (code !== 'EENVELOPE' || responseCode === SMTP_TOO_BIG) return '';
+  if (command !== 'MAIL FROM' && command !== 'RCPT TO') return '';
+  if (responseCode === 530) return '; the server wants a login: set smtp.auth';
+  return command === 'RCPT TO'
+    ? "; check the channel's to"
+    : "; check the channel's from: a relay may send only as its login";
 }
 
 /**
