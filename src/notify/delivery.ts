@@ -394,13 +394,19 @@ export class Delivery {
         break;
       }
       const retryAt = at + settings.delivery.max_backoff;
-      rows.store.transaction(() => rows.markFailed(message.rows, retryAt, result.reason, at));
+      rows.store.transaction(() => {
+        rows.markFailed(message.rows, retryAt, result.reason, at);
+        // Refused for what the channel is (a wrong password): the next message would be too, and
+        // trying each could lock the account. The rest wait, and are tried with this one.
+        if (result.wholeChannel) rows.setChannelState(name, { ...state, pausedUntil: retryAt }, result.reason);
+      });
       report.failed++;
       metrics?.notifications.inc({ channel: name, outcome: 'failed' });
       log.error(
         { reason: result.reason, rows: message.rows.length, retryInMs: settings.delivery.max_backoff },
         'delivery rejected permanently; kept and retried slowly until max_age (fix the channel config)',
       );
+      if (result.wholeChannel) break;
     }
     return report;
   }

@@ -64,14 +64,15 @@ export type Notification = AlertsNotification | NoticeNotification;
  * `ok`, with `refused` when some recipients were refused while the others took it (sending
  * again would duplicate it for the others); `retryable` (429, 5xx, network, SMTP 4xx)
  * optionally with how long to wait; `permanent` (other 4xx, SMTP 5xx, bad address): kept and
- * reported, not retried at once; `unconfirmed`: the message went out but its receipt was never
- * confirmed (an SMTP server silent after the body), so the receiver may have it: it is sent at
- * most once more.
+ * reported, not retried at once, and with `wholeChannel` when every message would be refused the
+ * same (credentials, the recipients), so the channel pauses rather than trying each;
+ * `unconfirmed`: the message went out but its receipt was never confirmed (an SMTP server silent
+ * after the body), so the receiver may have it: it is sent at most once more.
  */
 export type SendResult =
   | { outcome: 'ok'; refused?: string }
   | { outcome: 'retryable'; reason: string; retryAfterMs?: number }
-  | { outcome: 'permanent'; reason: string }
+  | { outcome: 'permanent'; reason: string; wholeChannel?: boolean }
   | { outcome: 'unconfirmed'; reason: string };
 
 /**

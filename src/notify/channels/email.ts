@@ -301,10 +301,17 @@ function page(title: string, body: string): string {
 /** What a nodemailer error carries. */
 interface SmtpError {
   code?: string;
+  message?: string;
+  syscall?: string;
+  /** OpenSSL's words for a failed handshake ("wrong version number"). */
+  reason?: string;
   responseCode?: number;
   response?: string;
   command?: string;
 }
+
+/** "Exceeded storage allocation": the message is too big, even when said at MAIL FROM (its declared SIZE). */
+const SMTP_TOO_BIG = 552;
 
 /** Error codes that mean the message or the setup is wrong: sending again will not help. */
 const PERMANENT_CODES = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ECONFIG', 'EREQUIRETLS']);
@@ -327,14 +334,18 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
   if (code === 'ETLS' && e.command === 'STARTTLS') {
     return {
       outcome: 'permanent',
+      wholeChannel: true,
       reason: `SMTP server refused STARTTLS${reply}; set smtp.secure to "tls" if it takes TLS on connect, or fix the server (smtp.secure: "none" only for a local relay)`,
     };
   }
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     return { outcome: 'retryable', reason: `SMTP ${responseCode}${at} (temporary)${reply}` };
   }
+  const fix = configFix(code, e.command, responseCode);
+  // Refused for the credentials or the addresses of the config, not for this message: so is every other.
+  const wholeChannel = fix !== '';
   if (responseCode !== undefined && responseCode >= 500) {
-    return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}` };
+    return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}${fix}`, wholeChannel };
   }
   if (bodyHandedOver) {
     return {
@@ -345,11 +356,35 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets:
   if (code && PERMANENT_CODES.has(code)) {
     return {
       outcome: 'permanent',
-      reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}`,
+      reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}${fix}`,
+      wholeChannel,
     };
   }
   if (code === 'ETIMEDOUT') return { outcome: 'retryable', reason: `SMTP timed out (${code})${at}` };
+  // A socket error without a system call is the TLS handshake's (nodemailer names both ESOCKET):
+  // its words are Node's or OpenSSL's ("self-signed certificate"), said before the login or the message.
+  const tlsProblem = e.reason ?? e.message;
+  if (code === 'ESOCKET' && e.syscall === undefined && typeof tlsProblem === 'string') {
+    return {
+      outcome: 'retryable',
+      reason: `SMTP TLS failed: ${serverReply(tlsProblem, 200, secrets)}; smtp.host must be the name on the server's certificate and smtp.secure match the port ("tls" for 465, "starttls" for 587); smtp.tls_reject_unauthorized: false only for a certificate you trust by other means`,
+    };
+  }
   return { outcome: 'retryable', reason: `SMTP connection failed (${code ?? 'unknown error'})${at}` };
+}
+
+/**
+ * What to change in the config for a refusal of the channel itself (its login, its addresses), as
+ * "; …"; '' for a refusal of this one message (its content, its size).
+ */
+function configFix(code: string | undefined, command: string | undefined, responseCode: number | undefined): string {
+  if (code === 'EAUTH') return '; check smtp.auth.user and smtp.auth.pass';
+  if (code !== 'EENVELOPE' || responseCode === SMTP_TOO_BIG) return '';
+  if (command !== 'MAIL FROM' && command !== 'RCPT TO') return '';
+  if (responseCode === 530) return '; the server wants a login: set smtp.auth';
+  return command === 'RCPT TO'
+    ? "; check the channel's to"
+    : "; check the channel's from: a relay may send only as its login";
 }
 
 /**

@@ -122,6 +122,15 @@ describe('an SMTP server that misbehaves', () => {
   });
 });
 
+/** The delivery loop's settings in these tests: a minute's pause at most. */
+const DELIVERY = {
+  max_age: 60 * MINUTE,
+  initial_backoff: 10 * SECOND,
+  max_backoff: MINUTE,
+  timeout: 5 * SECOND,
+  interval: 5 * SECOND,
+};
+
 describe('an SMTP sink that refuses some recipients or never confirms', () => {
   let sink: SmtpSink;
   afterEach(async () => sink.close());
@@ -134,6 +143,16 @@ describe('an SMTP sink that refuses some recipients or never confirms', () => {
     expect(result.outcome).toBe('ok');
     expect(result.outcome === 'ok' && result.refused).toMatch(/refused refused-oncall@example\.com \(550 5\.1\.1/);
     expect(sink.messages.map((m) => m.to)).toEqual([['ops@example.com']]);
+  });
+
+  it('not speaking TLS under smtp.secure: tls (port 587 given for 465): says TLS failed and what to set', async () => {
+    sink = await startSmtpSink();
+    const c = channel(sink.port, { secure: 'tls' });
+    const result = await c.send(c.render(alerts([alertEvent()])));
+    expect(result).toMatchObject({ outcome: 'retryable' });
+    expect(result.outcome === 'retryable' && result.reason).toMatch(
+      /^SMTP TLS failed: wrong version number; .*smtp\.secure match the port \("tls" for 465, "starttls" for 587\)/,
+    );
   });
 
   it('taking the message and never confirming it: unconfirmed, not retryable', async () => {
@@ -159,15 +178,7 @@ describe('an SMTP sink that refuses some recipients or never confirms', () => {
           to: ['ops@example.com'],
         },
       ],
-      notify: {
-        delivery: {
-          max_age: 60 * MINUTE,
-          initial_backoff: 10 * SECOND,
-          max_backoff: MINUTE,
-          timeout: 5 * SECOND,
-          interval: 5 * SECOND,
-        },
-      },
+      notify: { delivery: DELIVERY },
       metrics,
     });
     try {
@@ -184,6 +195,49 @@ describe('an SMTP sink that refuses some recipients or never confirms', () => {
       expect(metric.values.find((v) => v.labels.outcome === 'unconfirmed')?.value).toBe(2);
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('an SMTP server that refuses the password in a storm', () => {
+  it('tries one message and pauses the channel: one AUTH refused a round, not one per message', async () => {
+    const sink = await startSmtpSink({ auth: { user: 'dw', pass: 'the-right-one' } });
+    const h = Harness.open({
+      channels: [
+        {
+          name: 'mail',
+          type: 'email',
+          smtp: {
+            host: sink.host,
+            port: sink.port,
+            secure: 'none',
+            timeout: 1000,
+            auth: { user: 'dw', pass: 'wrong' },
+          },
+          from: 'dw@example.com',
+          to: ['ops@example.com'],
+        },
+      ],
+      // One message an app: eight messages for the eight apps.
+      notify: {
+        group_by: ['app'],
+        delivery: DELIVERY,
+      },
+    });
+    const refusals = () => h.log.lines.filter((l) => l.includes('rejected permanently')).length;
+    try {
+      h.cycle(
+        'runs',
+        Array.from({ length: 8 }, (_, i) => finding(`app${i}`)),
+      );
+      expect(await h.notifier.deliverDue()).toMatchObject({ sent: 0, failed: 1, waiting: 8 });
+      expect(await h.notifier.deliverDue()).toMatchObject({ sent: 0, failed: 0, waiting: 8 });
+      h.clock.advance(MINUTE);
+      expect(await h.notifier.deliverDue()).toMatchObject({ sent: 0, failed: 1, waiting: 8 });
+      expect(refusals()).toBe(2);
+    } finally {
+      await h.close();
+      await sink.close();
     }
   });
 });

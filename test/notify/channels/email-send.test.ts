@@ -108,8 +108,8 @@ describe('email channel against a local SMTP sink', () => {
   it.each<[SmtpSinkMode, SendResult['outcome'], RegExp]>([
     ['tempfail-rcpt', 'retryable', /^SMTP 451 at RCPT TO \(temporary\): 451 4\.3\.0/],
     ['tempfail-data', 'retryable', /^SMTP 451 at DATA \(temporary\): 451 4\.3\.0/],
-    ['reject-rcpt', 'permanent', /^SMTP 550 at RCPT TO \(rejected\): 550 5\.1\.1/],
-    ['reject-data', 'permanent', /^SMTP 550 at DATA \(rejected\): 550 5\.7\.1/],
+    ['reject-rcpt', 'permanent', /^SMTP 550 at RCPT TO \(rejected\): 550 5\.1\.1.*; check the channel's to$/],
+    ['reject-data', 'permanent', /^SMTP 550 at DATA \(rejected\): 550 5\.7\.1 Message refused$/],
   ])('sink mode %s → %s', async (mode, outcome, reason) => {
     sink.setMode(mode);
     const before = sink.messages.length;
@@ -119,10 +119,12 @@ describe('email channel against a local SMTP sink', () => {
     expect(sink.messages.length).toBe(before);
   });
 
-  it('answers permanent for a wrong password, and never names the password', async () => {
+  it('answers permanent for a wrong password, says what to check, and never names the password', async () => {
     const result = await send(channel({ pass: `${PASSWORD}-wrong` }));
     expect(result.outcome).toBe('permanent');
-    expect(result.outcome !== 'ok' && result.reason).toMatch(/^SMTP 535 at AUTH PLAIN \(rejected\)/);
+    expect(result.outcome !== 'ok' && result.reason).toMatch(
+      /^SMTP 535 at AUTH PLAIN \(rejected\): .*; check smtp\.auth\.user and smtp\.auth\.pass$/,
+    );
     expect(JSON.stringify(result)).not.toContain(`${PASSWORD}-wrong`);
   });
 
