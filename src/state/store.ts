@@ -27,6 +27,12 @@ export interface StoreOptions {
    */
   mustExist?: boolean;
   /**
+   * Refuse a state an older deploy-watchdog wrote rather than migrate it: for the commands that
+   * read or annotate a state. A migration is one way (the older release refuses the state after),
+   * so only the daemon (`run`, `check`) and `migrate-state` take that step.
+   */
+  keepSchema?: boolean;
+  /**
    * Runs first in every transaction of {@link Store.transaction}, inside it: a throw rolls the
    * transaction back before anything is written and is rethrown as it is. The seam for a fencing
    * check on PostgreSQL, where several replicas share one state and only the leader may write:
@@ -148,7 +154,7 @@ export class Store {
         );
       }
       const migrations = options.migrations ?? ALL_MIGRATIONS;
-      migrate(db, migrations, options.clock ?? systemClock, options.logger ?? silentLogger);
+      migrate(db, migrations, options);
     } catch (err) {
       db.close();
       if (err instanceof StoreError) throw err;
@@ -232,7 +238,8 @@ function currentVersion(db: SqlDatabase): number {
   return row?.v ?? 0;
 }
 
-function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock, logger: Logger): void {
+function migrate(db: SqlDatabase, migrations: readonly Migration[], options: StoreOptions): void {
+  const { clock = systemClock, logger = silentLogger } = options;
   checkMigrationList(migrations);
   // In a transaction: on PostgreSQL, two processes creating it at once would otherwise clash.
   const dialect = sqlDialect(db.engine);
@@ -245,6 +252,14 @@ function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock
       'newer-schema',
       `schema version ${found} is newer than this deploy-watchdog knows (${known}); ` +
         `it was written by a newer version: upgrade deploy-watchdog or point state.${db.engine === 'sqlite' ? 'path' : 'url'} at another database`,
+    );
+  }
+  if (options.keepSchema && found > 0 && found < known) {
+    throw new StoreError(
+      db.path,
+      'older-schema',
+      `schema version ${found} is older than this deploy-watchdog's (${known}): \`deploy-watchdog run\` of this ` +
+        'version migrates it when it starts, for good (older versions cannot open it after); until then, use the deploy-watchdog that runs on it',
     );
   }
   // A recorded name that differs from the code's means the file was migrated by a diverging build
