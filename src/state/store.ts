@@ -33,6 +33,12 @@ export interface StoreOptions {
    */
   keepSchema?: boolean;
   /**
+   * Runs on the store before its first pending migration, and throws to leave the schema as it is:
+   * the daemon claims its runner lease here, so one started while an older daemon still works on
+   * the state is refused before it migrates the state under it.
+   */
+  beforeMigrating?: (store: Store) => void;
+  /**
    * Runs first in every transaction of {@link Store.transaction}, inside it: a throw rolls the
    * transaction back before anything is written and is rethrown as it is. The seam for a fencing
    * check on PostgreSQL, where several replicas share one state and only the leader may write:
@@ -145,6 +151,7 @@ export class Store {
    * PostgreSQL database that must exist must hold the daemon's tables (SQLite's file was checked).
    */
   static #migrated(db: SqlDatabase, options: StoreOptions): Store {
+    const store = new Store(db, options.writeGuard);
     try {
       if (options.mustExist && db.engine === 'postgres' && !db.tableColumns('schema_migrations')) {
         throw new StoreError(
@@ -154,13 +161,13 @@ export class Store {
         );
       }
       const migrations = options.migrations ?? ALL_MIGRATIONS;
-      migrate(db, migrations, options);
+      migrate(db, migrations, options, () => options.beforeMigrating?.(store));
     } catch (err) {
       db.close();
       if (err instanceof StoreError) throw err;
       throw db.storeError(err, 'cannot open') ?? err;
     }
-    return new Store(db, options.writeGuard);
+    return store;
   }
 
   /**
@@ -238,7 +245,12 @@ function currentVersion(db: SqlDatabase): number {
   return row?.v ?? 0;
 }
 
-function migrate(db: SqlDatabase, migrations: readonly Migration[], options: StoreOptions): void {
+function migrate(
+  db: SqlDatabase,
+  migrations: readonly Migration[],
+  options: StoreOptions,
+  beforeMigrating: () => void,
+): void {
   const { clock = systemClock, logger = silentLogger } = options;
   checkMigrationList(migrations);
   // In a transaction: on PostgreSQL, two processes creating it at once would otherwise clash.
@@ -276,6 +288,8 @@ function migrate(db: SqlDatabase, migrations: readonly Migration[], options: Sto
       );
     }
   }
+  // A new state (version 0) has no `meta` yet, and nobody working on it.
+  if (found > 0 && found < known) beforeMigrating();
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   for (const m of migrations) {

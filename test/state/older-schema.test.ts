@@ -4,13 +4,18 @@
  * schema; a command that reads or annotates one (`alerts`, `silences`, `ack`…) refuses a state an
  * older release wrote, says what to do and leaves it as it was. Otherwise a look at the alerts with
  * the new release, installed beside the old daemon or before a rollback, would migrate the state
- * under that daemon and leave the old release unable to start on it.
+ * under that daemon and leave the old release unable to start on it. So would a new `run` started
+ * before the old daemon stopped, were it to migrate before it found the state taken.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Watchdog } from '../../src/app/watchdog.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { silentLogger } from '../../src/lib/logger.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
+import { claimLease, LeaseHeldError } from '../../src/state/runner-lease.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
 import { STATE_BACKENDS, type TestState } from '../helpers/state-backends.js';
 
@@ -56,4 +61,35 @@ describe.each(STATE_BACKENDS)('a state an older release wrote, on $name', (backe
     const { state } = olderState();
     expect(state.open().schemaVersion()).toBe(CURRENT);
   });
+
+  it.runIf(backend.engine === 'sqlite')(
+    'a `run` started while the older daemon still works on it is refused before it migrates',
+    () => {
+      const { state, config } = olderState();
+      const older = claimLease(state.open({ migrations: OLDER_MIGRATIONS }), 'run');
+      const open = () => Watchdog.open({ config: loadConfig(config, {}), lease: 'run', logger: silentLogger });
+      expect(open).toThrow(LeaseHeldError);
+      expect(versionOf(state)).toBe(OLDER);
+      older.release();
+      open().store.close();
+      expect(state.open().schemaVersion()).toBe(CURRENT);
+    },
+  );
+
+  it.runIf(backend.engine === 'sqlite')(
+    '`migrate-state` from it while the older daemon still works on it is refused before it migrates',
+    async () => {
+      const { state } = olderState();
+      const older = claimLease(state.open({ migrations: OLDER_MIGRATIONS }), 'run');
+      const target = STATE_BACKENDS[1]!.fresh();
+      states.push(target);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-older-'));
+      dirs.push(dir);
+      const config = writeConfig(dir, ['api: { base_url: "http://127.0.0.1:9", token: x }', target.yaml]);
+      const result = await runCli(['migrate-state', '--config', config, '--from', state.config.path!]);
+      expect(result.stderr).toContain('is working on this state file');
+      expect(versionOf(state)).toBe(OLDER);
+      older.release();
+    },
+  );
 });
