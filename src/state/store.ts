@@ -263,7 +263,8 @@ function migrate(
       db.path,
       'newer-schema',
       `schema version ${found} is newer than this deploy-watchdog knows (${known}); ` +
-        `it was written by a newer version: upgrade deploy-watchdog or point state.${db.engine === 'sqlite' ? 'path' : 'url'} at another database`,
+        `it was written by a newer version: run that version, or point state.${db.engine === 'sqlite' ? 'path' : 'url'} ` +
+        'at a copy of the state from before that version migrated it (or at another database)',
     );
   }
   if (options.keepSchema && found > 0 && found < known) {
