@@ -174,10 +174,18 @@ export class Watchdog {
     const replicas = state.url !== undefined && options.lease !== undefined;
     // The store's writes are fenced, and its waits limited, by the election once there is one (see `#join`).
     const seam = replicaSeam();
-    const store = openState(state, { logger: options.logger, clock: options.clock, ...(replicas ? seam.options : {}) });
     let lease: RunnerLease | undefined;
+    const leaseFor = replicas ? undefined : options.lease;
+    // Claimed before a migration too: a state an older daemon still works on is not migrated under it.
+    const claim = leaseFor && ((s: Store) => void (lease ??= claimLease(s, leaseFor)));
+    const store = openState(state, {
+      logger: options.logger,
+      clock: options.clock,
+      ...(claim ? { beforeMigrating: claim } : {}),
+      ...(replicas ? seam.options : {}),
+    });
     try {
-      if (options.lease && !replicas) lease = claimLease(store, options.lease);
+      claim?.(store);
       const watchdog = new Watchdog(options, store);
       const onLost = (err: Error) => watchdog.interrupt(err.message);
       if (lease) watchdog.#lease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock, onLost);

@@ -19,8 +19,8 @@ import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
 /**
  * Runs `body` with the state store of the config `file` open, and closes it. The config's secrets
- * need not be set (but for `state.url`'s), and the state must exist already: the daemon creates
- * it. Its failures (bad usage or config, state missing or unusable) are the command's, turned into
+ * need not be set (but for `state.url`'s), and the state must exist already, at this release's
+ * schema: the daemon creates and migrates it. Its failures (bad usage or config, state missing or unusable) are the command's, turned into
  * exit codes by {@link defineCommand}.
  */
 export async function withStateStore(
@@ -28,8 +28,8 @@ export async function withStateStore(
   file: string,
   body: (store: Store) => number | Promise<number>,
 ): Promise<number> {
-  // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
-  const store = openState(loadConfigSection(file, io.env, 'state'), { mustExist: true });
+  // No API token or channel secret needed (see loadConfigSection).
+  const store = openState(loadConfigSection(file, io.env, 'state'), { mustExist: true, keepSchema: true });
   try {
     return await body(store);
   } finally {

@@ -55,8 +55,10 @@ const migrateState = defineCommand({
         );
       }
       if (!fs.existsSync(from)) throw new UsageError(`--from ${from}: no such file`);
-      source = Store.open(from, { mustExist: true });
-      lease = claimLease(source, 'migrate-state');
+      // Claimed before a migration too: never migrate the file under a daemon still on it.
+      const claim = (s: Store) => void (lease ??= claimLease(s, 'migrate-state'));
+      source = Store.open(from, { mustExist: true, beforeMigrating: claim });
+      claim(source);
       target = openState(state);
       const started = performance.now();
       copying = true;

@@ -8,6 +8,7 @@ export type StoreErrorCause =
   | 'corrupt' // SQLITE_CORRUPT, PostgreSQL's data_corrupted
   | 'locked' // SQLITE_BUSY / SQLITE_LOCKED after the busy timeout; PostgreSQL's lock_timeout
   | 'newer-schema' // the file was migrated by a newer deploy-watchdog
+  | 'older-schema' // the file was written by an older deploy-watchdog and the caller does not migrate
   | 'migration' // a migration failed (its transaction was rolled back)
   | 'unreachable' // PostgreSQL cannot be reached, or the connection was lost (nothing of an open transaction was written)
   | 'refused' // PostgreSQL refused the login or the access (password, permissions, too many connections)

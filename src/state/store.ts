@@ -27,6 +27,18 @@ export interface StoreOptions {
    */
   mustExist?: boolean;
   /**
+   * Refuse a state an older deploy-watchdog wrote rather than migrate it: for the commands that
+   * read or annotate a state. A migration is one way (the older release refuses the state after),
+   * so only the daemon (`run`, `check`) and `migrate-state` take that step.
+   */
+  keepSchema?: boolean;
+  /**
+   * Runs on the store before its first pending migration, and throws to leave the schema as it is:
+   * the daemon claims its runner lease here, so one started while an older daemon still works on
+   * the state is refused before it migrates the state under it.
+   */
+  beforeMigrating?: (store: Store) => void;
+  /**
    * Runs first in every transaction of {@link Store.transaction}, inside it: a throw rolls the
    * transaction back before anything is written and is rethrown as it is. The seam for a fencing
    * check on PostgreSQL, where several replicas share one state and only the leader may write:
@@ -139,6 +151,7 @@ export class Store {
    * PostgreSQL database that must exist must hold the daemon's tables (SQLite's file was checked).
    */
   static #migrated(db: SqlDatabase, options: StoreOptions): Store {
+    const store = new Store(db, options.writeGuard);
     try {
       if (options.mustExist && db.engine === 'postgres' && !db.tableColumns('schema_migrations')) {
         throw new StoreError(
@@ -148,13 +161,13 @@ export class Store {
         );
       }
       const migrations = options.migrations ?? ALL_MIGRATIONS;
-      migrate(db, migrations, options.clock ?? systemClock, options.logger ?? silentLogger);
+      migrate(db, migrations, options, () => options.beforeMigrating?.(store));
     } catch (err) {
       db.close();
       if (err instanceof StoreError) throw err;
       throw db.storeError(err, 'cannot open') ?? err;
     }
-    return new Store(db, options.writeGuard);
+    return store;
   }
 
   /**
@@ -232,7 +245,13 @@ function currentVersion(db: SqlDatabase): number {
   return row?.v ?? 0;
 }
 
-function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock, logger: Logger): void {
+function migrate(
+  db: SqlDatabase,
+  migrations: readonly Migration[],
+  options: StoreOptions,
+  beforeMigrating: () => void,
+): void {
+  const { clock = systemClock, logger = silentLogger } = options;
   checkMigrationList(migrations);
   // In a transaction: on PostgreSQL, two processes creating it at once would otherwise clash.
   const dialect = sqlDialect(db.engine);
@@ -244,7 +263,16 @@ function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock
       db.path,
       'newer-schema',
       `schema version ${found} is newer than this deploy-watchdog knows (${known}); ` +
-        `it was written by a newer version: upgrade deploy-watchdog or point state.${db.engine === 'sqlite' ? 'path' : 'url'} at another database`,
+        `it was written by a newer version: run that version, or point state.${db.engine === 'sqlite' ? 'path' : 'url'} ` +
+        'at a copy of the state from before that version migrated it (or at another database)',
+    );
+  }
+  if (options.keepSchema && found > 0 && found < known) {
+    throw new StoreError(
+      db.path,
+      'older-schema',
+      `schema version ${found} is older than this deploy-watchdog's (${known}): \`deploy-watchdog run\` of this ` +
+        'version migrates it when it starts, for good (older versions cannot open it after); until then, use the deploy-watchdog that runs on it',
     );
   }
   // A recorded name that differs from the code's means the file was migrated by a diverging build
@@ -261,6 +289,8 @@ function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock
       );
     }
   }
+  // A new state (version 0) has no `meta` yet, and nobody working on it.
+  if (found > 0 && found < known) beforeMigrating();
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   for (const m of migrations) {

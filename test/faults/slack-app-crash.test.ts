@@ -133,6 +133,8 @@ describe.each([
       // One message per living message in the channel, plus the one a crash may leave, said in the log.
       const living = slack.inChannel().filter((m) => m.metadata !== undefined);
       expect(living).toHaveLength(links.length + extra);
+      // A message adopted was this news's first post: its thread reply is not said in the channel again.
+      expect(slack.inChannel().filter((m) => m.thread_ts)).toEqual([]);
       for (const link of links) expect(slack.replies(link.ts!).length, `thread of ${link.ts}`).toBeGreaterThan(0);
       expect(slack.callsOf('conversations.history')).toMatchObject([
         { args: { channel: 'C0ALERTS', include_all_metadata: 'true' } },

@@ -91,6 +91,9 @@ describe.each(STATE_BACKENDS)('the store on $name', (backend) => {
       backend.engine === 'sqlite' ? state.config.path! : 'postgres://watchdog@127.0.0.1:',
     );
     expect((err as StoreError).message).toMatch(/schema version 99 is newer .*\(1\)/);
+    // A rollback: the way back is the state as it was before the newer version migrated it.
+    expect((err as StoreError).message).toContain('or point state.');
+    expect((err as StoreError).message).toContain('at a copy of the state from before that version migrated it');
   });
 
   it('rolls a failing migration back whole and names it', () => {

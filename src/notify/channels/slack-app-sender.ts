@@ -176,12 +176,14 @@ export class LivingMessages {
       links.close(link.id, `the channel is now ${this.o.slackChannel}`, this.o.clock.now());
       link = undefined;
     }
-    if (link?.status === 'posting') link = await this.#adopt(link);
+    // A post a crash cut short: once adopted, it was this news's first post all the same.
+    const cutShort = link?.status === 'posting' ? link : undefined;
+    if (cutShort) link = await this.#adopt(cutShort);
     const state = stateAfter(link, d);
     const shown = await this.#show(link, state, d.groupKey);
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
     // The first post is the news itself; a later one is said in the channel only where configured.
-    await this.#post(d.reply, { thread: shown.link, broadcast: d.broadcast && !shown.posted });
+    await this.#post(d.reply, { thread: shown.link, broadcast: d.broadcast && !shown.posted && !cutShort });
     if (allResolved(state.alerts)) links.close(shown.link.id, 'every alert in it resolved', this.o.clock.now());
     return { outcome: 'ok' };
   }

@@ -100,8 +100,9 @@ export function renderWebhook(n: Notification, o: WebhookRenderOptions): Alertma
     (e) => !carried.has(e.fingerprint) && Object.entries(n.group).every(([k, v]) => e.labels[k] === v),
   );
   // They fill the message up to notify.max_items_per_message, as its own events do; the rest are counted.
-  const room = Math.max(0, (o.maxItems ?? Infinity) - n.events.length);
-  const all = [...n.events, ...stillFiring.slice(0, room)].map((e) => eventAlert(e, n, o));
+  const events = asTheyAreNow(n.events);
+  const room = Math.max(0, (o.maxItems ?? Infinity) - events.length);
+  const all = [...events, ...stillFiring.slice(0, room)].map((e) => eventAlert(e, n, o));
   const kept = o.maxAlerts > 0 ? all.slice(0, o.maxAlerts) : all;
   // Left out: by max_alerts here, and by notify.max_items_per_message before (the message's "and N
   // more") and for the still-firing ones.
@@ -114,6 +115,16 @@ export function renderWebhook(n: Notification, o: WebhookRenderOptions): Alertma
   const omittedFiring = Math.max(0, n.omitted) - Math.max(0, n.omittedResolved ?? 0);
   if (omittedFiring > 0 || unsent > 0 || all.some((a) => a.status === 'firing')) msg.status = 'firing';
   return msg;
+}
+
+/**
+ * Each alert once, by its latest event, as Alertmanager lists an alert: a firing and its resolve
+ * that waited together (the receiver down) say it resolved, not the group firing. In their order.
+ */
+function asTheyAreNow(events: readonly AlertEvent[]): AlertEvent[] {
+  const latest = new Map<string, AlertEvent>();
+  for (const e of events) if (e.id > (latest.get(e.fingerprint)?.id ?? -Infinity)) latest.set(e.fingerprint, e);
+  return events.filter((e) => latest.get(e.fingerprint) === e);
 }
 
 /** The payload around its alerts. */

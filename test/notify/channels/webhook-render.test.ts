@@ -176,6 +176,14 @@ describe('renderWebhook: the group', () => {
     expect(render({ ...alerts(events, omitted), omittedResolved }).status).toBe(status);
   });
 
+  it('lists an alert once, as it is now: a firing and its resolve that waited together say resolved', () => {
+    const shown = (events: AlertEvent[]) => render(alerts(events)).alerts.map((a) => a.status);
+    expect(render(alerts([run123(), resolved({ id: 2 })])).status).toBe('resolved');
+    expect(shown([run123(), resolved({ id: 2 })])).toEqual(['resolved']);
+    // And fired again after: it fires.
+    expect(shown([run123(), run123({ id: 3 }), resolved({ id: 2 })])).toEqual(['firing']);
+  });
+
   it('has in common only what every alert shares', () => {
     const other = run123({
       id: 2,
