@@ -35,7 +35,7 @@ import { FencedError } from '../state/fenced-error.js';
 import type { LeaderElection, LeaderTerm } from '../state/leader-election.js';
 import { leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
 import { pruneState } from '../state/retention.js';
-import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
+import { LeaseHeldError, openClaimed } from '../state/runner-lease.js';
 import type { Store } from '../state/store.js';
 import { openState, sameState } from '../state/open-state.js';
 import type { Secret } from '../lib/secret.js';
@@ -174,18 +174,10 @@ export class Watchdog {
     const replicas = state.url !== undefined && options.lease !== undefined;
     // The store's writes are fenced, and its waits limited, by the election once there is one (see `#join`).
     const seam = replicaSeam();
-    let lease: RunnerLease | undefined;
-    const leaseFor = replicas ? undefined : options.lease;
-    // Claimed before a migration too: a state an older daemon still works on is not migrated under it.
-    const claim = leaseFor && ((s: Store) => void (lease ??= claimLease(s, leaseFor)));
-    const store = openState(state, {
-      logger: options.logger,
-      clock: options.clock,
-      ...(claim ? { beforeMigrating: claim } : {}),
-      ...(replicas ? seam.options : {}),
-    });
+    const { store, lease } = openClaimed(replicas ? undefined : options.lease, (claim) =>
+      openState(state, { logger: options.logger, clock: options.clock, ...claim, ...(replicas ? seam.options : {}) }),
+    );
     try {
-      claim?.(store);
       const watchdog = new Watchdog(options, store);
       const onLost = (err: Error) => watchdog.interrupt(err.message);
       if (lease) watchdog.#lease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock, onLost);

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadConfigSection } from '../config/load-config.js';
 import { openState } from '../state/open-state.js';
-import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
+import { LeaseHeldError, openClaimed, type RunnerLease } from '../state/runner-lease.js';
 import { copyState, ReplicasRunningError, TargetNotEmptyError, type StateCopy } from '../state/state-copy.js';
 import { Store } from '../state/store.js';
 import { EXIT, print, UsageError } from './command.js';
@@ -56,9 +56,9 @@ const migrateState = defineCommand({
       }
       if (!fs.existsSync(from)) throw new UsageError(`--from ${from}: no such file`);
       // Claimed before a migration too: never migrate the file under a daemon still on it.
-      const claim = (s: Store) => void (lease ??= claimLease(s, 'migrate-state'));
-      source = Store.open(from, { mustExist: true, beforeMigrating: claim });
-      claim(source);
+      ({ store: source, lease } = openClaimed('migrate-state', (claim) =>
+        Store.open(from, { mustExist: true, ...claim }),
+      ));
       target = openState(state);
       const started = performance.now();
       copying = true;

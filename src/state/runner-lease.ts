@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { Store } from './store.js';
+import type { Store, StoreOptions } from './store.js';
 
 /** How long a lease lasts unless renewed; the holder renews it three times as often. */
 export const LEASE_TTL_MS = 30_000;
@@ -74,6 +74,27 @@ export interface RunnerLease {
    */
   renew(): void;
   release(): void;
+}
+
+/**
+ * Opens a state with `open` and claims it for `command` before any migration (after the opening,
+ * when there was none): a state an older daemon still works on is neither migrated nor taken under
+ * it. Without `command`, only opens it. The store is closed again when the claim is refused.
+ */
+export function openClaimed(
+  command: LeaseHolder['command'] | undefined,
+  open: (claim: Pick<StoreOptions, 'beforeMigrating'>) => Store,
+): { store: Store; lease: RunnerLease | undefined } {
+  let lease: RunnerLease | undefined;
+  const claim = (s: Store) => void (lease ??= command === undefined ? undefined : claimLease(s, command));
+  const store = open(command === undefined ? {} : { beforeMigrating: claim });
+  try {
+    claim(store);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return { store, lease };
 }
 
 /** Claims the state file for `command`, or throws {@link LeaseHeldError} naming who holds it. */
