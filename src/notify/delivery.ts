@@ -160,8 +160,13 @@ export class Delivery {
         onError: (err) => this.#roundFailed(err, what),
         backoff: { ...LOOP_BACKOFF, random: this.#random },
       });
+    // Started (or reloaded) maybe because a channel's config was fixed: what failed is tried at once,
+    // not at the end of its backoff (a rejected webhook's is max_backoff, 10 minutes by default).
+    let retried = false;
     this.#loops = [
       loop('housekeeping', () => {
+        if (!retried) this.options.rows.store.transaction(() => this.options.rows.retryFailedNow(clock.now()));
+        retried = true;
         this.#housekeeping(clock.now());
         this.#updateWaiting();
       }),

@@ -199,6 +199,10 @@ function prepareOutbox(db: SqlDatabase) {
          consecutive_failures = excluded.consecutive_failures, last_error = excluded.last_error`,
     ),
     channelResume: db.prepare<[string]>('UPDATE notify_channel_state SET paused_until = NULL WHERE channel = ?'),
+    channelsResume: db.prepare('UPDATE notify_channel_state SET paused_until = NULL WHERE paused_until IS NOT NULL'),
+    failedDueNow: db.prepare<[number, number]>(
+      `UPDATE outbox SET next_attempt_at = ? WHERE status = 'pending' AND last_error IS NOT NULL AND next_attempt_at > ?`,
+    ),
     digestInsert: db.prepare<[string, string, number]>(
       'INSERT INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     ),
@@ -436,6 +440,15 @@ export class OutboxStore {
   /** Ends a channel's pause early (the clock went back), keeping its failure streak and last error. */
   resumeChannel(channel: string): void {
     this.#q.channelResume.run(channel);
+  }
+
+  /**
+   * Every channel's pause ended and every failed row due `now`: at a start or reload, where the
+   * config that failed (a password, a webhook URL) may just have been fixed.
+   */
+  retryFailedNow(now: number): void {
+    this.#q.channelsResume.run();
+    this.#q.failedDueNow.run(now, now);
   }
 
   /** Stores a channel's pause and failure streak. */

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { freePort } from '../helpers/free-port.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookMode, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { captureLogger, engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from './fixtures.js';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -18,34 +18,43 @@ afterEach(async () => {
   cleanup = [];
 });
 
+/**
+ * A watchdog of the runs job alone, telling one Slack webhook (a receiver in `mode`) with these
+ * `delivery` settings; stopped and cleaned up after the test.
+ */
+async function withReceiver(mode: WebhookMode, delivery: string, channel = '') {
+  const { sim, clock } = await manualSim({ apps: 10, seed: 4 });
+  const tmp = tempDir();
+  const receiver: WebhookReceiver = await startWebhookReceiver();
+  receiver.setMode(mode);
+  const notify = [
+    'notify:',
+    `  channels: [{ name: ops, type: slack, webhook_url: "${receiver.url}"${channel} }]`,
+    '  routes: [{ channels: [ops] }]',
+    `  delivery: { ${delivery} }`,
+    // What is tested is what a reload does to sends; a context read would hold rows on its own.
+    '  context: { enabled: false }',
+  ].join('\n');
+  const jobs =
+    'jobs: { runs: "*/1 * * * *", urls: "off", backups: "off", attention: "off", maintenance: "off", servers: "off" }';
+  const config = engineConfig(sim, tmp.dir, jobs, sim.adminToken, notify);
+  const wd: Watchdog = openWatchdog(config, clock);
+  cleanup.push(async () => {
+    await wd.stop(0);
+    await receiver.close();
+    await sim.close();
+    tmp.cleanup();
+  });
+  return { sim, clock, receiver, config, wd };
+}
+
 describe('Watchdog.reload', () => {
   it('does not wait for a hanging send: the row stays due and the new runtime delivers it once', async () => {
-    const { sim, clock } = await manualSim({ apps: 10, seed: 4 });
-    const tmp = tempDir();
-    const receiver: WebhookReceiver = await startWebhookReceiver();
-    receiver.setMode('hang');
-    const notify = [
-      'notify:',
-      `  channels: [{ name: ops, type: slack, webhook_url: "${receiver.url}", timeout: 60000 }]`,
-      '  routes: [{ channels: [ops] }]',
-      '  delivery: { timeout: 15s, interval: 5s }',
-      // What is tested is the send a reload leaves behind; a context read would hold rows on its own.
-      '  context: { enabled: false }',
-    ].join('\n');
-    const config = engineConfig(
-      sim,
-      tmp.dir,
-      'jobs: { runs: "*/1 * * * *", urls: "off", backups: "off", attention: "off", maintenance: "off", servers: "off" }',
-      sim.adminToken,
-      notify,
+    const { sim, clock, receiver, config, wd } = await withReceiver(
+      'hang',
+      'timeout: 15s, interval: 5s',
+      ', timeout: 60000',
     );
-    const wd: Watchdog = openWatchdog(config, clock);
-    cleanup.push(async () => {
-      await wd.stop(0);
-      await receiver.close();
-      await sim.close();
-      tmp.cleanup();
-    });
     const app = [...sim.control.state.apps.values()].find((a) => a.state === 'running')!;
     sim.control.addRun({
       appId: app.id,
@@ -87,6 +96,40 @@ describe('Watchdog.reload', () => {
     // Delivered once: the abandoned send was not counted as a failed attempt, nor sent twice.
     expect(receiver.received.map((p) => JSON.stringify(p)).filter((t) => t.includes('reload test'))).toHaveLength(1);
   });
+
+  it('tries what a channel refused again at once after a reload, not at the end of max_backoff', async () => {
+    const { sim, clock, receiver, config, wd } = await withReceiver('notFound', 'interval: 5s, max_backoff: 10m');
+    const app = [...sim.control.state.apps.values()].find((a) => a.state === 'running')!;
+    sim.control.addRun({ appId: app.id, action: 'update', state: 'error', failedStep: 'restart', reason: 'fix test' });
+    await wd.start();
+    const rows = () =>
+      wd.store.db.prepare(`SELECT status, last_error FROM outbox WHERE source = 'event'`).all() as {
+        status: string;
+        last_error: string | null;
+      }[];
+    // Refused (a webhook removed): kept, and tried again only after max_backoff.
+    await vi.waitFor(
+      () => {
+        clock.advance(1_000);
+        expect(rows().some((r) => r.last_error !== null)).toBe(true);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const [refused, fixedAt] = [receiver.requests, clock.now()];
+
+    // The webhook fixed and the config reloaded: sent within a delivery interval, not in 10 minutes.
+    receiver.setMode('ok');
+    await wd.reload(config);
+    await vi.waitFor(
+      () => {
+        clock.advance(5_000);
+        expect(rows().every((r) => r.status === 'sent')).toBe(true);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(receiver.requests).toBeGreaterThan(refused);
+    expect(clock.now() - fixedAt).toBeLessThan(5 * MINUTE);
+  }, 60_000);
 
   it('stays alive on /healthz while a reload waits for a cycle in flight', async () => {
     const { sim, clock } = await manualSim({ apps: 4, seed: 4 });
