@@ -239,10 +239,8 @@ export class AlertStore {
    * `IN_BATCH` (`in-list.ts`), so that a cycle's new alerts are written without a read each.
    */
   openAmong(fingerprints: readonly string[]): Set<string> {
-    const open = new Set<string>();
-    for (const batch of inBatches(fingerprints))
-      for (const { fingerprint } of this.#sql.selectOpenAmong.all(...batch)) open.add(fingerprint);
-    return open;
+    const rows = [...inBatches(fingerprints)].flatMap((batch) => this.#sql.selectOpenAmong.all(...batch));
+    return new Set(rows.map((r) => r.fingerprint));
   }
 
   /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */

@@ -383,20 +383,16 @@ export class OutboxStore {
    * fingerprint then channel: one read per `IN_BATCH` (`in-list.ts`), for a pass of many events.
    */
   logEntriesAmong(fingerprints: readonly string[]): Map<string, Map<string, NotificationLogEntry>> {
+    const rows = [...inBatches(fingerprints)].flatMap((batch) => this.#q.logAmong.all(...batch));
     const out = new Map<string, Map<string, NotificationLogEntry>>();
-    for (const batch of inBatches(fingerprints))
-      for (const row of this.#q.logAmong.all(...batch)) {
-        getOrAdd(out, row.fingerprint, () => new Map()).set(row.channel, logEntryOf(row));
-      }
+    for (const row of rows) getOrAdd(out, row.fingerprint, () => new Map()).set(row.channel, logEntryOf(row));
     return out;
   }
 
   /** Which of `fingerprints` have held rows on some channel: one read per `IN_BATCH`. */
   heldAmong(fingerprints: readonly string[]): Set<string> {
-    const held = new Set<string>();
-    for (const batch of inBatches(fingerprints))
-      for (const { fingerprint } of this.#q.heldAmong.all(...batch)) held.add(fingerprint);
-    return held;
+    const rows = [...inBatches(fingerprints)].flatMap((batch) => this.#q.heldAmong.all(...batch));
+    return new Set(rows.map((r) => r.fingerprint));
   }
 
   /** What a channel was last told about an alert. */
