@@ -72,38 +72,31 @@ export interface DeliveryOptions {
 }
 
 /** What one round (or a flush) did, in messages and rows. */
-export interface DeliveryReport {
+export type DeliveryReport = ReturnType<typeof emptyReport>;
+
+/** A report of a round that did nothing yet: each count at zero. */
+const emptyReport = () => ({
   /** Messages accepted by their channel. */
-  sent: number;
+  sent: 0,
   /** Outbox rows those messages delivered. */
-  rowsSent: number;
+  rowsSent: 0,
   /** Messages that failed and will be retried (channel paused). */
-  retried: number;
+  retried: 0,
   /** Messages rejected permanently this round (kept, retried at max_backoff until max_age). */
-  failed: number;
+  failed: 0,
   /** Rows given up at max_age this round. */
-  expired: number;
+  expired: 0,
   /** Rows due to be sent after the round (pending), all channels. */
-  waiting: number;
+  waiting: 0,
   /** Rows held back after the round (silenced, muted, inhibited, a repeat or a context waiting), all channels. */
-  held: number;
-}
+  held: 0,
+});
 
 /** What {@link Delivery.flush} answers. */
 export interface FlushReport extends DeliveryReport {
   /** True when the deadline cut the flush short. */
   timedOut: boolean;
 }
-
-const emptyReport = (): DeliveryReport => ({
-  sent: 0,
-  rowsSent: 0,
-  retried: 0,
-  failed: 0,
-  expired: 0,
-  waiting: 0,
-  held: 0,
-});
 
 /** The outbox's delivery loop. */
 export class Delivery {
