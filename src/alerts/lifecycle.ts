@@ -10,7 +10,7 @@
  * An acknowledgement (`acknowledge.ts`) does touch it: an acknowledged alert writes no `repeat`,
  * and an escalation or a resolve ends the acknowledgement, the event saying which one it ended.
  */
-import { clockWentBack, warnClockWentBack } from '../lib/clock.js';
+import { clockWentBack, warnWaitsEndEarly } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobKey } from './job-key.js';
 import type { Store } from '../state/store.js';
@@ -174,8 +174,8 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   }
 
   alerts.touch(unchanged, now);
-  const moved = `${stepped.length} ${job} alerts' holds and repeats go on from their last sighting`;
-  if (stepped.length > 0 && options.logger) warnClockWentBack(options.logger, moved, Math.max(...stepped), now);
+  const moved = `${job} alerts' holds and repeats go on from their last sighting`;
+  if (options.logger) warnWaitsEndEarly(options.logger, moved, stepped, now);
 
   const unseen = input.incomplete ?? [];
   let kept = 0;

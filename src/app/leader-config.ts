@@ -7,12 +7,14 @@
  * and so does a follower that sees a leader with another config.
  */
 import crypto from 'node:crypto';
+import { z } from 'zod';
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 
 /** The `meta` fact: `{ epoch, digest }` of the last leader's config. */
 const LEADER_CONFIG_FACT = 'leader_config';
+const LeaderConfigFact = z.object({ epoch: z.number(), digest: z.string() });
 
 /**
  * The digest of what the leader's work reads of a config. `state`, `server` and `log` are left
@@ -52,7 +54,7 @@ export function recordLeaderConfig(store: Store, config: Config, epoch: number, 
  * says nothing (the next leader's term says it).
  */
 export function compareWithLeaderConfig(store: Store, config: Config, epoch: number, log: Logger): void {
-  let last: { epoch: number; digest: string } | undefined;
+  let last: z.infer<typeof LeaderConfigFact> | undefined;
   try {
     last = lastLeaderConfig(store.within(1_000, () => store.getMeta(LEADER_CONFIG_FACT)));
   } catch {
@@ -66,15 +68,11 @@ export function compareWithLeaderConfig(store: Store, config: Config, epoch: num
   }
 }
 
-function lastLeaderConfig(value: string | undefined): { epoch: number; digest: string } | undefined {
+function lastLeaderConfig(value: string | undefined): z.infer<typeof LeaderConfigFact> | undefined {
   if (value === undefined) return undefined;
   try {
-    const parsed = JSON.parse(value) as { epoch?: unknown; digest?: unknown };
-    if (typeof parsed.epoch === 'number' && typeof parsed.digest === 'string') {
-      return { epoch: parsed.epoch, digest: parsed.digest };
-    }
+    return LeaderConfigFact.safeParse(JSON.parse(value)).data;
   } catch {
-    // Unreadable: as if none was recorded; this term's replaces it.
+    return undefined; // Unreadable: as if none was recorded; this term's replaces it.
   }
-  return undefined;
 }

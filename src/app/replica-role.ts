@@ -12,8 +12,7 @@
  *   (`LeaderElection.keepUp`), and the front door's heartbeat beats, so a long transaction that
  *   makes progress keeps the lease and passes `/healthz`.
  */
-import type { Config, StateConfig } from '../config/load-config.js';
-import { compareWithLeaderConfig } from './leader-config.js';
+import type { StateConfig } from '../config/load-config.js';
 import type { Secret } from '../lib/secret.js';
 import type { Metrics } from '../lib/metrics.js';
 import { LeaderElection, type LeaderElectionOptions } from '../state/leader-election.js';
@@ -60,9 +59,10 @@ export function replicaSeam(): ReplicaSeam {
 }
 
 /** What {@link replicaElection} needs. */
-export interface ReplicaElectionOptions extends Pick<LeaderElectionOptions, 'logger' | 'onElected' | 'onDeposed'> {
-  /** The config this replica runs by: compared with the leader's when it follows (`leader-config.ts`). */
-  config: () => Config;
+export interface ReplicaElectionOptions extends Pick<
+  LeaderElectionOptions,
+  'logger' | 'onElected' | 'onDeposed' | 'onFollowing'
+> {
   store: Store;
   state: StateConfig & { url: Secret };
   metrics: Metrics;
@@ -75,13 +75,7 @@ export interface ReplicaElectionOptions extends Pick<LeaderElectionOptions, 'log
  * leaves the lease to one whose would not. It is asked only when the lease is free and its own
  * connection answered, so the server is up; a store that cannot even connect fails at once.
  */
-export function replicaElection({
-  store,
-  state,
-  metrics,
-  config,
-  ...callbacks
-}: ReplicaElectionOptions): LeaderElection {
+export function replicaElection({ store, state, metrics, ...callbacks }: ReplicaElectionOptions): LeaderElection {
   const leaseMs = state.leader.lease;
   const attemptMs = Math.floor(leaseMs / 4);
   return new LeaderElection({
@@ -89,7 +83,6 @@ export function replicaElection({
     leaseMs,
     statementTimeoutMs: state.statement_timeout,
     ...callbacks,
-    onFollowing: (epoch) => compareWithLeaderConfig(store, config(), epoch, callbacks.logger),
     onRole: (leading) => metrics.leader.set(leading ? 1 : 0),
     // As long as connecting may take: a new connection (a worker thread started, TLS) is no failure.
     canLead: () => store.ping(state.connect_timeout),

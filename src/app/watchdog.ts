@@ -43,7 +43,7 @@ import { cycleSignal } from './cycle-signal.js';
 import { readCeilingMs } from './read-ceiling.js';
 import { HealthListener } from './health-listener.js';
 import { JobSlots } from './job-slots.js';
-import { recordLeaderConfig } from './leader-config.js';
+import { compareWithLeaderConfig, recordLeaderConfig } from './leader-config.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
 import { planRequestBudget } from './plan-request-budget.js';
@@ -203,7 +203,8 @@ export class Watchdog {
       metrics: this.metrics,
       onElected: (term) => this.#lead(term),
       onDeposed: () => this.#follow(),
-      config: () => this.#runtime.config,
+      // A follower's config compared with the leader's (`leader-config.ts`).
+      onFollowing: (epoch) => compareWithLeaderConfig(this.store, this.#runtime.config, epoch, this.#log),
     });
     return this.#election;
   }

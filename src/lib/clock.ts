@@ -54,6 +54,14 @@ export function warnClockWentBack(log: Logger, what: string, setFor: number, now
 }
 
 /**
+ * {@link warnClockWentBack} for several waits, set for the times `setFor`, that end early at `now`:
+ * said once as "N `what`", with the latest of them; nothing when there are none.
+ */
+export function warnWaitsEndEarly(log: Logger, what: string, setFor: readonly number[], now: number): void {
+  if (setFor.length > 0) warnClockWentBack(log, `${setFor.length} ${what}`, Math.max(...setFor), now);
+}
+
+/**
  * The wall clock. A sleep past {@link MAX_TIMER_MS} is waited out in timers of at most that, each
  * measured on the monotonic clock: a wall clock stepped back (NTP, a VM restored) never lengthens it.
  */

@@ -28,7 +28,7 @@ import { backoffDelay, LOOP_BACKOFF } from '../lib/backoff.js';
 import { errorCode, RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import { clockWentBack, warnClockWentBack, type Clock } from '../lib/clock.js';
+import { clockWentBack, warnClockWentBack, warnWaitsEndEarly, type Clock } from '../lib/clock.js';
 import { clockTimeout } from '../lib/clock-timeout.js';
 import { errorText } from '../lib/error-text.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -305,11 +305,8 @@ export class Delivery {
         return rows.due(name, now, ROWS_PER_ROUND, longest);
       })
       .filter((r) => this.#mayClaim(r, now));
-    const early = due.filter((r) => r.nextAttemptAt !== null && r.nextAttemptAt > now);
-    if (early.length > 0) {
-      const latest = Math.max(...early.map((r) => r.nextAttemptAt ?? 0));
-      warnClockWentBack(this.#log, `${early.length} notifications of channel ${name} are retried early`, latest, now);
-    }
+    const early = due.flatMap((r) => (r.nextAttemptAt !== null && r.nextAttemptAt > now ? [r.nextAttemptAt] : []));
+    warnWaitsEndEarly(this.#log, `notifications of channel ${name} are retried early`, early, now);
     const messages = groupDue(due, settings.max_items_per_message, this.options.attach);
     const log = this.#log.child({ channel: name });
     for (const message of messages) {

@@ -9,7 +9,7 @@
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
 import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
-import { clockWentBack, warnClockWentBack } from '../lib/clock.js';
+import { clockWentBack, warnWaitsEndEarly } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { getOrAdd } from '../lib/get-or-add.js';
 import type { Logger } from '../lib/logger.js';
@@ -382,13 +382,11 @@ export class Outbox {
    * clock went back since, and they are decided again now (`repeatNotDue` lets them go).
    */
   #sayClockWentBack(rows: readonly OutboxRow[], now: number): void {
-    const early = rows.filter((row) => {
-      const route = this.options.router.named(row.route) ?? this.options.router.defaultRoute;
-      return row.nextAttemptAt !== null && clockWentBack(row.nextAttemptAt, now, route.repeatIntervalMs);
+    const early = rows.flatMap(({ route: name, nextAttemptAt: at }) => {
+      const route = this.options.router.named(name) ?? this.options.router.defaultRoute;
+      return at !== null && clockWentBack(at, now, route.repeatIntervalMs) ? [at] : [];
     });
-    if (early.length === 0) return;
-    const latest = Math.max(...early.map((r) => r.nextAttemptAt ?? 0));
-    warnClockWentBack(this.#log, `${early.length} held repeats are decided again early`, latest, now);
+    warnWaitsEndEarly(this.#log, 'held repeats are decided again early', early, now);
   }
 
   /** What may hold an event back on any of its channels: a silence, an inhibition, its context being read. */

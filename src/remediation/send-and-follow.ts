@@ -8,7 +8,7 @@
  */
 import { ApiError, ApiResponseError, ApiTransportError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
-import { latestWaitEnd, warnClockWentBack, type Clock } from '../lib/clock.js';
+import { latestWaitEnd, warnWaitsEndEarly, type Clock } from '../lib/clock.js';
 import type { Notifier } from '../notify/notifier.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { RemediationAction } from './actions/action.js';
@@ -97,8 +97,7 @@ export class SendAndFollow {
     const latest = latestWaitEnd(now, Math.max(this.p.pollMs, MAX_ASKED_WAIT_MS));
     const due = this.p.rs.due(now, latest);
     const early = due.flatMap((a) => (a.nextAt !== null && a.nextAt > latest ? [a.nextAt] : []));
-    if (early.length > 0)
-      warnClockWentBack(this.p.log, `${early.length} remediation attempts are taken up early`, Math.max(...early), now);
+    warnWaitsEndEarly(this.p.log, 'remediation attempts are taken up early', early, now);
     return due;
   }
 

@@ -160,8 +160,7 @@ export class Store {
           'holds no deploy-watchdog state; is state.url right? (the daemon creates its tables when it first starts)',
         );
       }
-      const migrations = options.migrations ?? ALL_MIGRATIONS;
-      migrate(db, migrations, options, () => options.beforeMigrating?.(store));
+      migrate(store, options);
     } catch (err) {
       db.close();
       if (err instanceof StoreError) throw err;
@@ -245,13 +244,10 @@ function currentVersion(db: SqlDatabase): number {
   return row?.v ?? 0;
 }
 
-function migrate(
-  db: SqlDatabase,
-  migrations: readonly Migration[],
-  options: StoreOptions,
-  beforeMigrating: () => void,
-): void {
-  const { clock = systemClock, logger = silentLogger } = options;
+/** Brings the schema of `store` up to date: `options.migrations` (every migration by default) not yet applied. */
+function migrate(store: Store, options: StoreOptions): void {
+  const { db } = store;
+  const { clock = systemClock, logger = silentLogger, migrations = ALL_MIGRATIONS } = options;
   checkMigrationList(migrations);
   // In a transaction: on PostgreSQL, two processes creating it at once would otherwise clash.
   const dialect = sqlDialect(db.engine);
@@ -290,7 +286,7 @@ function migrate(
     }
   }
   // A new state (version 0) has no `meta` yet, and nobody working on it.
-  if (found > 0 && found < known) beforeMigrating();
+  if (found > 0 && found < known) options.beforeMigrating?.(store);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   for (const m of migrations) {
