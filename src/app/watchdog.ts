@@ -203,7 +203,6 @@ export class Watchdog {
       metrics: this.metrics,
       onElected: (term) => this.#lead(term),
       onDeposed: () => this.#follow(),
-      // A follower's config compared with the leader's (`leader-config.ts`).
       onFollowing: (epoch) => compareWithLeaderConfig(this.store, this.#runtime.config, epoch, this.#log),
     });
     return this.#election;
