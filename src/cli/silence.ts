@@ -78,7 +78,10 @@ const silence = defineCommand({
       const created = createSilence(store, { ...args, createdBy: actingPerson(args.by, io.env) });
       io.stdout.write(`${created.id}\n`);
       const open = alertsMatching(store, created.matchers).length;
-      const lasting = formatDuration(created.endsAt - created.startsAt, 'exact');
+      // To the second: a start or an end given as a time leaves milliseconds nobody asked for.
+      const lasting = formatDuration(Math.round((created.endsAt - created.startsAt) / 1000) * 1000, 'exact');
+      // A start already past mutes from now, as Alertmanager's does: said, not silently moved.
+      const pastStart = args.startsAt !== undefined && args.startsAt < now ? ' (its --start is past: from now)' : '';
       // Label values are the service's text (the console and Slack make such silences): shown, never obeyed.
       const matchers = terminalSafe(describeMatchers(created.matchers));
       const when =
@@ -86,7 +89,7 @@ const silence = defineCommand({
           ? `scheduled: silences ${matchers} from ${formatUtc(created.startsAt, 'iso')} ` +
             `(in ${formatDuration(created.startsAt - now)}) for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}; ` +
             `it mutes nothing before then`
-          : `silenced ${matchers} for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}`;
+          : `silenced ${matchers}${pastStart} for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}`;
       io.stderr.write(`${when}; it matches ${open} open alert${open === 1 ? '' : 's'} now\n`);
       // Label values are the service's text: shown, never obeyed by the terminal.
       for (const w of silenceWarnings(created.matchers, alertStoreOf(store).labelValues())) {

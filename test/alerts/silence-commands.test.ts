@@ -221,6 +221,31 @@ describe('silences', () => {
   });
 });
 
+describe('silence from a past start', () => {
+  it('says it mutes from now, and how long to the second', async () => {
+    fireAlerts();
+    const start = new Date(Date.now() - 3_600_000).toISOString();
+    const end = new Date(Date.now() + 2 * 3_600_000 + 1_234).toISOString();
+    const made = await run(
+      'silence',
+      '--config',
+      configFile,
+      '--match',
+      'app=shop',
+      '--start',
+      start,
+      '--end',
+      end,
+      '--reason',
+      'late',
+    );
+    expect(made.code).toBe(0);
+    // About 2 h from now (a loaded machine may take a few seconds to get here): whole seconds only.
+    expect(made.stderr).toMatch(/^silenced app=shop \(its --start is past: from now\) for (2h|1h59m)[\dms]*, until /m);
+    expect(made.stderr).not.toMatch(/\dms\b/);
+  });
+});
+
 describe('unsilence', () => {
   it('ends a silence; --all still shows it, as expired', async () => {
     fireAlerts();
