@@ -179,4 +179,3 @@ export function suspensionFinding(s: Suspension): Finding {
     subject: { type: 'source' },
   });
 }
-
