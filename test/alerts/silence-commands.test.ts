@@ -29,6 +29,23 @@ async function run(...argv: string[]): Promise<CliResult> {
   return result;
 }
 
+/** `silence --match app=shop` from `start` to `end`. */
+function silenceShop(start: string, end: string, reason: string): Promise<CliResult> {
+  return run(
+    'silence',
+    '--config',
+    configFile,
+    '--match',
+    'app=shop',
+    '--start',
+    start,
+    '--end',
+    end,
+    '--reason',
+    reason,
+  );
+}
+
 /** Puts firing alerts in the state file, as a daemon cycle would. */
 function fireAlerts(): void {
   fireFindings(path.join(state.dir, 'state.db'), 'urls', [
@@ -87,19 +104,7 @@ describe('silence', () => {
     fireAlerts();
     const start = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const end = new Date(Date.parse(start) + 2 * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const made = await run(
-      'silence',
-      '--config',
-      configFile,
-      '--match',
-      'app=shop',
-      '--start',
-      start,
-      '--end',
-      end,
-      '--reason',
-      'database upgrade',
-    );
+    const made = await silenceShop(start, end, 'database upgrade');
     expect(made.code, made.stderr).toBe(0);
     const id = made.stdout.trim();
     // How long until it starts is read as an age is: "59m 59s", never down to the millisecond.
@@ -226,19 +231,7 @@ describe('silence from a past start', () => {
     fireAlerts();
     const start = new Date(Date.now() - 3_600_000).toISOString();
     const end = new Date(Date.now() + 2 * 3_600_000 + 1_234).toISOString();
-    const made = await run(
-      'silence',
-      '--config',
-      configFile,
-      '--match',
-      'app=shop',
-      '--start',
-      start,
-      '--end',
-      end,
-      '--reason',
-      'late',
-    );
+    const made = await silenceShop(start, end, 'late');
     expect(made.code).toBe(0);
     // About 2 h from now (a loaded machine may take a few seconds to get here): whole seconds only.
     expect(made.stderr).toMatch(/^silenced app=shop \(its --start is past: from now\) for (2h|1h59m)[\dms]*, until /m);
