@@ -41,6 +41,22 @@ async function counter(metrics: Metrics, channel: string, outcome: string): Prom
 }
 
 describe('retries', () => {
+  it('a webhook that refuses the channel itself (404) is asked once a round, not once per message', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery } });
+    receiver.setMode('notFound');
+    // Three checks: three messages due in one round.
+    h.cycle('runs', [finding('shop'), finding('crm', { check: 'stuck_runs' }), finding('erp', { check: 'servers' })]);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 0, failed: 1, waiting: 3 });
+    expect(receiver.requests).toBe(1);
+    // Paused until max_backoff: the next rounds ask nothing; then one try again, for all of them.
+    h.clock.advance(delivery.interval);
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(1);
+    receiver.setMode('ok');
+    h.clock.advance(delivery.max_backoff);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 3, waiting: 0 });
+  });
+
   it('a receiver down for several rounds gets the message exactly once when it is back', async () => {
     const metrics = new Metrics({ processMetrics: false });
     h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery }, metrics });
@@ -377,7 +393,9 @@ describe('a wall clock stepped back', () => {
   it('retries a permanently refused row at once, not at max_backoff plus the step', async () => {
     h = await failedThenStepped('notFound', HOUR);
     expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
+    // A 404 refuses the channel itself: its pause, as well as the row's wait, ends early.
     expect(clockWarnings(h)).toEqual([
+      "the clock went back: channel ops's pause ended early (it was set for 2026-11-02T12:05:00Z, now 2026-11-02T11:00:05Z)",
       'the clock went back: 1 notifications of channel ops are retried early (it was set for 2026-11-02T12:05:00Z, now 2026-11-02T11:00:05Z)',
     ]);
   });

@@ -2,7 +2,8 @@
  * The retry rules, in one place (Alertmanager's Retrier is the model): what an HTTP answer or a
  * network failure means for the outbox. 2xx ok; 429, 5xx, network errors and timeouts retryable
  * (a 429's or a 503's Retry-After honoured); every other 4xx permanent, because sending the same
- * thing again will not change the answer. A redirect is not followed (the request carries the
+ * thing again will not change the answer (and a 401, 403, 404 or 410 refuses the channel itself, so
+it pauses: `wholeChannel`). A redirect is not followed (the request carries the
  * channel's secrets): it is permanent too, and its reason says where the receiver points.
  */
 import { parseRetryAfter } from '../../lib/retry-after.js';
@@ -20,6 +21,9 @@ export interface HttpAnswer {
   location?: string | null;
 }
 
+/** Refusals of the channel itself: unauthorised, forbidden, no such receiver (a webhook removed), gone. */
+const WHOLE_CHANNEL_REFUSALS: ReadonlySet<number> = new Set([401, 403, 404, 410]);
+
 /** Classifies an HTTP answer. `now` (ms) is needed for a Retry-After given as a date. */
 export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult {
   const { status } = answer;
@@ -36,8 +40,13 @@ export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult 
     return {
       outcome: 'permanent',
       reason: `redirected (HTTP ${status})${to ? ` to ${to}` : ''}: set the channel's URL to where the receiver is now`,
+      wholeChannel: true,
     };
   }
+  // Refused for what the channel is (its credential, its URL), not for this message: every message
+  // would be, and trying each every round hammers a receiver that may lock the credential out.
+  if (WHOLE_CHANNEL_REFUSALS.has(status))
+    return { outcome: 'permanent', reason: `rejected (HTTP ${status})${body}`, wholeChannel: true };
   return { outcome: 'permanent', reason: `rejected (HTTP ${status})${body}` };
 }
 

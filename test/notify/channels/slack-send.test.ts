@@ -86,7 +86,7 @@ describe('slack channel against a local webhook receiver', () => {
   it.each<[WebhookMode, SendResult]>([
     ['fail500', { outcome: 'retryable', reason: 'server error (HTTP 500): internal_error' }],
     ['rateLimit', { outcome: 'retryable', reason: 'rate limited (HTTP 429): rate_limited', retryAfterMs: 7000 }],
-    ['notFound', { outcome: 'permanent', reason: 'rejected (HTTP 404): no_service' }],
+    ['notFound', { outcome: 'permanent', reason: 'rejected (HTTP 404): no_service', wholeChannel: true }],
     ['hang', { outcome: 'retryable', reason: 'timed out after 2000 ms' }],
   ])('mode %s → %j', async (mode, expected) => {
     receiver.setMode(mode);

@@ -99,8 +99,12 @@ describe('webhook channel against a receiver built for Alertmanager', () => {
       { status: 400, body: 'unknown receiver "oncall"\n' },
       { outcome: 'permanent', reason: 'rejected (HTTP 400): unknown receiver "oncall"' },
     ],
-    ['401', { status: 401, body: 'bad token' }, { outcome: 'permanent', reason: 'rejected (HTTP 401): bad token' }],
-    ['410', { status: 410 }, { outcome: 'permanent', reason: 'rejected (HTTP 410)' }],
+    [
+      '401',
+      { status: 401, body: 'bad token' },
+      { outcome: 'permanent', reason: 'rejected (HTTP 401): bad token', wholeChannel: true },
+    ],
+    ['410', { status: 410 }, { outcome: 'permanent', reason: 'rejected (HTTP 410)', wholeChannel: true }],
     [
       '308 to HTTPS',
       { status: 308, headers: { location: 'https://hooks.example.com:8443/alert/s3cret-path?token=t' } },
@@ -108,12 +112,17 @@ describe('webhook channel against a receiver built for Alertmanager', () => {
         outcome: 'permanent',
         reason:
           "redirected (HTTP 308) to https://hooks.example.com:8443: set the channel's URL to where the receiver is now",
+        wholeChannel: true,
       },
     ],
     [
       '302 within the receiver',
       { status: 302, headers: { location: '/login' } },
-      { outcome: 'permanent', reason: "redirected (HTTP 302): set the channel's URL to where the receiver is now" },
+      {
+        outcome: 'permanent',
+        reason: "redirected (HTTP 302): set the channel's URL to where the receiver is now",
+        wholeChannel: true,
+      },
     ],
     ['no answer', 'hang', { outcome: 'retryable', reason: 'timed out after 2000 ms' }],
   ])('%s → %j', async (_name, answer, expected) => {
