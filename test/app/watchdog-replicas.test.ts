@@ -71,6 +71,9 @@ const cycles = (log: ReturnType<typeof captureLogger>) =>
     .filter((l) => l.msg === 'cycle complete')
     .map((l) => l.job as string);
 
+/** What {@link openReplicas} opens. */
+type Replicas = Awaited<ReturnType<typeof openReplicas>>;
+
 /**
  * Two replicas, A and B, on a new database of the test cluster against a simulator of `sim`'s
  * size, each with its own listener and log; B's `notify` section is `notifyB` when given.
@@ -95,17 +98,22 @@ async function openReplicas(sim: { apps: number; seed: number }, notifyB?: strin
   return { cluster, sim: simulator, url, portA, portB, logA, logB, a, b };
 }
 
+/** A starts and leads epoch 1 (its first cycles run), then B starts and follows it. */
+async function leadThenFollow({ a, b, logA, logB }: Pick<Replicas, 'a' | 'b' | 'logA' | 'logB'>): Promise<void> {
+  await a.start();
+  await vi.waitFor(() => expect(logA.text()).toContain('became leader (epoch 1)'), { timeout: 10_000 });
+  await vi.waitFor(() => expect(cycles(logA).sort()).toEqual(['runs', 'servers']), { timeout: 10_000 });
+  await b.start();
+  await vi.waitFor(() => expect(logB.lines().some((l) => l.msg === 'following' && l.epoch === 1)).toBe(true), {
+    timeout: 10_000,
+  });
+}
+
 describe('replicas on one PostgreSQL state', () => {
   it('one leads, the other follows ready; reloads keep the roles; a stop hands over at once; the new leader runs at once only the job its predecessor left behind', async () => {
     const { cluster, sim, url, portA, portB, logA, logB, a, b } = await openReplicas({ apps: 8, seed: 3 });
 
-    await a.start();
-    await vi.waitFor(() => expect(logA.text()).toContain('became leader (epoch 1)'), { timeout: 10_000 });
-    await vi.waitFor(() => expect(cycles(logA).sort()).toEqual(['runs', 'servers']), { timeout: 10_000 });
-    await b.start();
-    await vi.waitFor(() => expect(logB.lines().some((l) => l.msg === 'following' && l.epoch === 1)).toBe(true), {
-      timeout: 10_000,
-    });
+    await leadThenFollow({ a, b, logA, logB });
 
     await settled(portA, '/readyz', (readyA) => {
       expect(readyA.status).toBe(200);
@@ -159,13 +167,7 @@ describe('replicas on one PostgreSQL state', () => {
     const differs = (log: ReturnType<typeof captureLogger>) =>
       log.lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('leading with a config other than'));
 
-    await a.start();
-    await vi.waitFor(() => expect(logA.text()).toContain('became leader (epoch 1)'), { timeout: 10_000 });
-    await vi.waitFor(() => expect(cycles(logA).sort()).toEqual(['runs', 'servers']), { timeout: 10_000 });
-    await b.start();
-    await vi.waitFor(() => expect(logB.lines().some((l) => l.msg === 'following' && l.epoch === 1)).toBe(true), {
-      timeout: 10_000,
-    });
+    await leadThenFollow({ a, b, logA, logB });
     // Seen by the follower at once, before a failover puts its config to work.
     const besides = logB.lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith("this replica's config"));
     expect(besides).toMatchObject([{ level: 40, lastEpoch: 1 }]);
