@@ -141,4 +141,29 @@ describe('the PagerDuty channel, end to end', () => {
     expect(world.lastError()).toContain('Event object is invalid for <secret>');
     expect(world.leaks([pd.routingKey])).toEqual([]);
   });
+
+  it('pauses the channel on an unknown routing key: one event a round, not one per message', async () => {
+    world.open(
+      `name: oncall
+type: pagerduty
+routing_key: "\${PD_KEY}"
+api_url: ${pd.root}`,
+      { PD_KEY: 'f'.repeat(32) },
+      '{ match: { check: certificates }, channels: [oncall], group_by: [app] }',
+    );
+    // Two apps' certificates, grouped by app: two messages due in the one round.
+    const urlIds = [...world.sim.control.state.apps.values()]
+      .filter((a) => a.envType === 'production' && a.urlIds.length > 0)
+      .slice(0, 2)
+      .map((a) => a.urlIds[0]!);
+    for (const id of urlIds) world.sim.control.checks.certificates.expire(id, { inDays: 2 });
+    await world.wd!.runOnce(['urls']);
+    expect(await world.wd!.deliverDue()).toMatchObject({ failed: 1, waiting: 2 });
+    expect(pd.invalid).toEqual([['Invalid routing key']]);
+    expect(world.lastError()).toContain('check routing_key of oncall');
+    // Paused: the next round asks nothing.
+    world.clock.advance(60_000);
+    await world.wd!.deliverDue();
+    expect(pd.invalid).toHaveLength(1);
+  });
 });

@@ -127,7 +127,13 @@ export interface KeyedRequest<R> {
 export function incidentSender<R>(
   config: { name: string; timeout: number; api_url?: string | undefined; region: 'us' | 'eu' },
   deps: ChannelDeps,
-  tool: ChannelPeer & { kind: 'pagerduty' | 'opsgenie'; secret: Secret; regions: Record<'us' | 'eu', string> },
+  tool: ChannelPeer & {
+    kind: 'pagerduty' | 'opsgenie';
+    secret: Secret;
+    regions: Record<'us' | 'eu', string>;
+    /** A refusal of the channel's credential that the tool words as a bad request: every request would meet it. */
+    credentialRefused?: { key: string; reason: RegExp };
+  },
   toHttp: (request: R, root: string) => Omit<ChannelRequest, 'signal'>,
 ) {
   const root = apiRoot(config.api_url ?? tool.regions[config.region]);
@@ -144,6 +150,13 @@ export function incidentSender<R>(
         for (const { key, request } of message) {
           if (key !== null && accepted.has(key)) continue;
           const result = await io.post({ ...toHttp(request, root), signal });
+          const credential = tool.credentialRefused;
+          if (result.outcome === 'permanent' && credential?.reason.test(result.reason))
+            return {
+              ...result,
+              reason: `${result.reason}; check ${credential.key} of ${config.name}`,
+              wholeChannel: true,
+            };
           if (result.outcome !== 'ok') return result;
           if (key === null) continue;
           accepted.add(key);

@@ -151,6 +151,8 @@ export const pagerdutyChannel = {
       name: 'PagerDuty',
       secret: config.routing_key,
       regions: PAGERDUTY_REGIONS,
+      // An unknown routing key is answered 400 like a malformed event, but every event meets it.
+      credentialRefused: { key: 'routing_key', reason: /invalid routing.?key/i },
     } as const;
     return {
       ...incidentSender(config, deps, tool, (request: PagerDutyRequest, root) => ({
