@@ -6,9 +6,12 @@
  * holds this lease (a row of `meta`) works; another is refused with words that say who holds it.
  * The holder renews it while it runs and gives it up when it stops; one killed leaves it to expire
  * after {@link LEASE_TTL_MS}, or at once to its own restart on the same host (its pid no longer
- * alive; or, in a container where the daemon is pid 1 again, the same pid with another start time). Wall-clock time: the lease is between processes, not inside one's test clock.
+ * alive; or, in a container where the daemon is pid 1 again, the same pid with another start time).
+ * Its term is on the wall clock between hosts and on the monotonic clock within one host's boot: the
+ * lease is between processes, not inside one's test clock.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Store, StoreOptions } from './store.js';
@@ -29,7 +32,22 @@ export interface LeaseHolder {
   started: number;
   /** Epoch ms it lasts until. */
   until: number;
+  /** This host's boot and the monotonic ms it lasts until: on the host of the same boot, what decides. */
+  boot?: string;
+  monotonicUntil?: number;
 }
+
+/**
+ * This host's boot (Linux), so that a monotonic time is compared only with one of the same clock:
+ * a wall clock stepped forward (NTP, a VM resumed) must not end a living holder's lease early.
+ */
+const BOOT = (() => {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+})();
 
 /** Why the lease of a `run` or `check` keeps out what `wanted` would do, and what to do instead. */
 const HELD_BECAUSE: Record<LeaseHolder['command'], string> = {
@@ -97,8 +115,16 @@ export function openClaimed(
   return { store, lease };
 }
 
-/** Claims the state file for `command`, or throws {@link LeaseHeldError} naming who holds it. */
-export function claimLease(store: Store, command: LeaseHolder['command'], now: () => number = Date.now): RunnerLease {
+/**
+ * Claims the state file for `command`, or throws {@link LeaseHeldError} naming who holds it. `now`
+ * is the wall clock, `monotonic` the clock of this host's processes ({@link monotonicNow}).
+ */
+export function claimLease(
+  store: Store,
+  command: LeaseHolder['command'],
+  now: () => number = Date.now,
+  monotonic: () => number = monotonicNow,
+): RunnerLease {
   const mine: LeaseHolder = {
     id: randomBytes(8).toString('hex'),
     command,
@@ -106,15 +132,24 @@ export function claimLease(store: Store, command: LeaseHolder['command'], now: (
     host: os.hostname(),
     started: Math.round(performance.timeOrigin),
     until: 0,
+    ...(BOOT === undefined ? {} : { boot: BOOT }),
   };
   const held = (): LeaseHolder | undefined => {
     const value = store.getMeta(KEY);
     return value === undefined ? undefined : (JSON.parse(value) as LeaseHolder);
   };
-  const hold = () => store.setMeta(KEY, JSON.stringify({ ...mine, until: now() + LEASE_TTL_MS }));
+  const hold = () =>
+    store.setMeta(
+      KEY,
+      JSON.stringify({ ...mine, until: now() + LEASE_TTL_MS, monotonicUntil: monotonic() + LEASE_TTL_MS }),
+    );
+  const lasts = (other: LeaseHolder) =>
+    BOOT !== undefined && other.boot === BOOT && other.monotonicUntil !== undefined
+      ? other.monotonicUntil > monotonic()
+      : other.until > now();
   store.transaction(() => {
     const other = held();
-    if (other && other.id !== mine.id && other.until > now() && !gone(other)) throw new LeaseHeldError(other, command);
+    if (other && other.id !== mine.id && lasts(other) && !gone(other)) throw new LeaseHeldError(other, command);
     hold();
   });
   return {
@@ -132,6 +167,11 @@ export function claimLease(store: Store, command: LeaseHolder['command'], now: (
     // Only its own: a lease taken over meanwhile (this one had expired) is the other's to release.
     release: () => store.transaction(() => held()?.id === mine.id && store.setMeta(KEY, undefined)),
   };
+}
+
+/** Ms since this host booted, on a clock no one steps (`CLOCK_MONOTONIC`, shared by its processes). */
+function monotonicNow(): number {
+  return Number(process.hrtime.bigint() / 1_000_000n);
 }
 
 /**

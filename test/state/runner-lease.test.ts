@@ -101,28 +101,70 @@ describe.each(STATE_BACKENDS)('runner lease on $name', (backend) => {
     expect(() => claimLease(open(), 'run', () => Date.now() + LEASE_TTL_MS + 1)).not.toThrow();
   });
 
+  it('is still held on this host when the wall clock steps forward past its term', () => {
+    const first = claimLease(open(), 'run');
+    // NTP or a resumed VM moved the wall clock an hour on: the holder is alive and renewing.
+    expect(() => claimLease(open(), 'check', () => Date.now() + 3_600_000)).toThrow(LeaseHeldError);
+    first.release();
+  });
+
   it('is renewed: still held after its first term, while renewed', () => {
     let now = Date.now();
-    const lease = claimLease(open(), 'run', () => now);
+    const lease = claimLease(
+      open(),
+      'run',
+      () => now,
+      () => now,
+    );
     now += LEASE_TTL_MS - 1;
     lease.renew();
     now += LEASE_TTL_MS - 1;
-    expect(() => claimLease(open(), 'check', () => now)).toThrow(LeaseHeldError);
+    expect(() =>
+      claimLease(
+        open(),
+        'check',
+        () => now,
+        () => now,
+      ),
+    ).toThrow(LeaseHeldError);
   });
 
   it('once another took it over (this one stalled past it), a renewal does not take it back', () => {
+    // A stall: the wall clock and the host's monotonic clock both move on.
     let now = Date.now();
-    const stalled = claimLease(open(), 'run', () => now);
+    const stalled = claimLease(
+      open(),
+      'run',
+      () => now,
+      () => now,
+    );
     now += LEASE_TTL_MS + 1;
-    const next = claimLease(open(), 'check', () => now);
+    const next = claimLease(
+      open(),
+      'check',
+      () => now,
+      () => now,
+    );
     expect(() => stalled.renew()).toThrow(LeaseLostError);
     expect(() => stalled.renew()).toThrow(
       /^deploy-watchdog check \(pid \d+ on .+\) took over this state file: this process had not renewed its lease for 30 s/,
     );
     // Still the other's: neither the renewal nor the stalled one's release took it.
     stalled.release();
-    expect(() => claimLease(open(), 'run', () => now)).toThrow(/deploy-watchdog check \(pid \d+/);
+    expect(() =>
+      claimLease(
+        open(),
+        'run',
+        () => now,
+        () => now,
+      ),
+    ).toThrow(/deploy-watchdog check \(pid \d+/);
     next.release();
-    claimLease(open(), 'run', () => now).release();
+    claimLease(
+      open(),
+      'run',
+      () => now,
+      () => now,
+    ).release();
   });
 });
