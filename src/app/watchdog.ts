@@ -42,6 +42,7 @@ import type { Secret } from '../lib/secret.js';
 import { cycleSignal } from './cycle-signal.js';
 import { readCeilingMs } from './read-ceiling.js';
 import { HealthListener } from './health-listener.js';
+import { daemonFigures } from '../console/console-handler.js';
 import { JobSlots } from './job-slots.js';
 import { compareWithLeaderConfig, recordLeaderConfig } from './leader-config.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
@@ -154,10 +155,9 @@ export class Watchdog {
         store,
         clock: this.#clock,
         logger: this.#log,
-        metrics: this.metrics,
         config: () => this.#runtime.config,
         jobs: () => this.#runtime.jobs,
-        readiness: () => this.#readiness(),
+        figures: () => daemonFigures(this.metrics, () => this.#readiness()),
         runtime: () => this.#runtime,
       },
       interactions: () => this.#runtime.interactions?.http,

@@ -21,6 +21,8 @@ import type { Config } from '../config/load-config.js';
 import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
+import { errorText } from '../lib/error-text.js';
 import type { RequestHandler } from '../server/health-server.js';
 import type { ReadinessCheck } from '../server/readiness-check.js';
 import type { Store } from '../state/store.js';
@@ -35,7 +37,7 @@ import { configPage } from './pages/config-page.js';
 import { loginPage } from './pages/login-page.js';
 import { draftFrom, newSilencePage } from './pages/new-silence-page.js';
 import { silencesPage } from './pages/silences-page.js';
-import { sourcesPage, type ApiCounters } from './pages/sources-page.js';
+import { sourcesPage, type DaemonFigures } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
 import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation, type ConsoleRemediation } from './remediate-actions.js';
@@ -48,19 +50,36 @@ export interface ConsoleDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  /** The API's counters the sources page shows (the daemon's `Metrics`). */
-  metrics: ApiCounters;
   /** The configuration in force (a reload replaces it). */
   config(): Config;
   /** The enabled jobs with their schedule. */
   jobs(): ReadonlyMap<string, string>;
-  /** What `/readyz` says now (on the console's thread: as the main thread judges it, or last judged). */
-  readiness(): ReadinessCheck[] | Promise<ReadinessCheck[]>;
+  /** What the sources page shows of the running daemon (on the console's thread: as the main thread judges it, or last judged). */
+  figures(): Promise<DaemonFigures>;
   /**
    * What the running configuration has built: its notifier (woken for an acknowledgement to route)
    * and its remediator (asked for a policy's action); absent: routed at the next round, no remediation.
    */
   runtime?(): { notifier: { wake(): void }; remediation: ConsoleRemediation | undefined };
+}
+
+/**
+ * The figures of the running daemon now: readiness judged (a judgement that fails is one failed
+ * check that says why), and the counters' values as plain data, which crosses to the console's thread.
+ */
+export async function daemonFigures(
+  metrics: Pick<Metrics, 'apiRequests' | 'apiErrors'>,
+  judge: () => ReadinessCheck[],
+): Promise<DaemonFigures> {
+  let readiness: ReadinessCheck[];
+  try {
+    readiness = judge();
+  } catch (err) {
+    readiness = [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
+  }
+  const [requests, errors] = await Promise.all([metrics.apiRequests.get(), metrics.apiErrors.get()]);
+  const values = (v: typeof requests.values) => v.map(({ labels, value }) => ({ labels: { ...labels }, value }));
+  return { readiness, apiRequests: values(requests.values), apiErrors: values(errors.values) };
 }
 
 /** The largest form taken: a silence's matchers and comment are far smaller. */
@@ -245,8 +264,7 @@ async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[num
     return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
   }
   if (url.pathname !== '/sources') return [404, messagePage('Not found', `there is no page ${url.pathname}`)];
-  const readiness = await r.deps.readiness();
-  return [200, await sourcesPage({ metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness }, ctx)];
+  return [200, sourcesPage({ ...(await r.deps.figures()), jobs: r.deps.jobs() }, ctx)];
 }
 
 /** What a form just did, said on the page it sent the browser back to (`?done=`). */

@@ -6,9 +6,8 @@
  */
 import type { RemediationRequest } from '../remediation/remediator.js';
 import type { RelayTarget } from '../server/front-door-protocol.js';
-import type { ReadinessCheck } from '../server/readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
-import type { CounterValue } from './pages/sources-page.js';
+import type { DaemonFigures } from './pages/sources-page.js';
 
 /** What the running daemon publishes to the console; each part absent when unchanged. */
 export interface ConsolePublication {
@@ -20,13 +19,6 @@ export interface ConsolePublication {
   remediation?: boolean;
   /** What the leader's write guard does now, so the console's writes are fenced as the main thread's. */
   fence?: WriteFence;
-}
-
-/** What the sources page shows of the running daemon, judged by the main thread when asked. */
-export interface ConsoleFigures {
-  readiness: ReadinessCheck[];
-  apiRequests: CounterValue[];
-  apiErrors: CounterValue[];
 }
 
 /**
@@ -49,7 +41,8 @@ export interface ConsoleThreadData extends RelayTarget {
 /** What the main thread tells the console's thread, beside `end` (`ThreadEnd`). */
 export type ToConsole =
   | { type: 'publish'; publication: ConsolePublication }
-  | { type: 'figures'; id: number; figures: ConsoleFigures }
+  /** The sources page's figures, judged by the main thread when asked. */
+  | { type: 'figures'; id: number; figures: DaemonFigures }
   | { type: 'remediated'; id: number; result?: RemediationRequest; error?: string };
 
 /** What the console's thread tells the main thread, beside what every thread says (`ThreadSays`). */

@@ -121,22 +121,8 @@ export class ConsoleThread {
   #heard(m: Exclude<Wire.FromConsole, { type: 'ready' }>): void {
     if (m.type === 'wake') this.#deps.console.runtime?.().notifier.wake();
     else if (m.type === 'figures')
-      void this.#figures().then((figures) => this.#thread.post({ type: 'figures', id: m.id, figures }));
+      void this.#deps.console.figures().then((figures) => this.#thread.post({ type: 'figures', id: m.id, figures }));
     else this.#remediate(m);
-  }
-
-  /** Readiness judged now, and the API's counters: what the sources page shows of the running daemon. */
-  async #figures(): Promise<Wire.ConsoleFigures> {
-    const { console } = this.#deps;
-    let readiness: Wire.ConsoleFigures['readiness'];
-    try {
-      readiness = await console.readiness();
-    } catch (err) {
-      readiness = [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
-    }
-    const [requests, errors] = await Promise.all([console.metrics.apiRequests.get(), console.metrics.apiErrors.get()]);
-    const values = (v: typeof requests.values) => v.map(({ labels, value }) => ({ labels: { ...labels }, value }));
-    return { readiness, apiRequests: values(requests.values), apiErrors: values(errors.values) };
   }
 
   #remediate(m: Extract<Wire.FromConsole, { type: 'remediate' }>): void {

@@ -34,13 +34,8 @@ import {
   type ConsoleRemediation,
   type ConsoleRemediationAnswer,
 } from './remediate-actions.js';
-import type {
-  ConsoleFigures,
-  ConsolePublication,
-  ConsoleThreadData,
-  FromConsole,
-  ToConsole,
-} from './console-thread-protocol.js';
+import type { ConsolePublication, ConsoleThreadData, FromConsole, ToConsole } from './console-thread-protocol.js';
+import type { DaemonFigures } from './pages/sources-page.js';
 
 /**
  * How long a page waits for the main thread's figures (readiness, the API's counters) before it
@@ -102,13 +97,9 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
     },
     clock,
     logger,
-    metrics: {
-      apiRequests: { get: async () => ({ values: (await asks.figures()).apiRequests }) },
-      apiErrors: { get: async () => ({ values: (await asks.figures()).apiErrors }) },
-    },
+    figures: () => asks.figures(),
     config: () => published.config,
     jobs: () => published.jobs,
-    readiness: async () => (await asks.figures()).readiness,
     runtime: () => ({
       notifier: { wake: () => say({ type: 'wake' }) },
       remediation: published.remediation ? remediation : undefined,
@@ -157,9 +148,9 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
 class Asks {
   #seq = 0;
   readonly #waiting = new Map<number, (m: Extract<ToConsole, { type: 'figures' | 'remediated' }>) => void>();
-  #last: ConsoleFigures = { readiness: [], apiRequests: [], apiErrors: [] };
+  #last: DaemonFigures = { readiness: [], apiRequests: [], apiErrors: [] };
   #askedAt = -Infinity;
-  #asking: Promise<ConsoleFigures> | undefined;
+  #asking: Promise<DaemonFigures> | undefined;
 
   constructor(private readonly say: (message: FromConsole) => void) {}
 
@@ -167,11 +158,11 @@ class Asks {
    * Readiness and the API's counters as the main thread has them now; the last ones when it does
    * not answer within {@link FIGURES_WAIT_MS} (blocked), or when asked within {@link FIGURES_REUSE_MS}.
    */
-  figures(): Promise<ConsoleFigures> {
+  figures(): Promise<DaemonFigures> {
     if (this.#asking) return this.#asking;
     if (performance.now() - this.#askedAt < FIGURES_REUSE_MS) return Promise.resolve(this.#last);
     const id = ++this.#seq;
-    this.#asking = new Promise<ConsoleFigures>((resolve) => {
+    this.#asking = new Promise<DaemonFigures>((resolve) => {
       const timer = setTimeout(() => {
         this.#waiting.delete(id);
         resolve(this.#last);

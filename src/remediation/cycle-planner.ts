@@ -11,10 +11,9 @@ import { activeSilenceFor, listSilences, type Silence } from '../alerts/silences
 import { clockWentBack, latestWaitEnd } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
-import type { ActionTarget } from './actions/action.js';
 import { MAX_ASKED_WAIT_MS } from './change-answer.js';
 import { idempotencyKey } from './idempotency-key.js';
-import type { RemediationAction } from './actions/action.js';
+import type { ActionTarget, RemediationAction } from './actions/action.js';
 import {
   decidePolicy,
   policyTarget,

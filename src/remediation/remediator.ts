@@ -24,8 +24,7 @@
  * outside deploy-watchdog, and a restart or reload is how an operator says "fixed". A crash-restart
  * thus tries once more; the worst it can cost is one more refused request per scope, never a change.
  */
-import type { AlertRow } from '../alerts/alert-store.js';
-import { AlertStore } from '../alerts/alert-store.js';
+import { AlertStore, type AlertRow } from '../alerts/alert-store.js';
 import type { MatchableLabels } from '../alerts/matchers.js';
 import type { CommittedCycle, CycleStage } from '../alerts/commit-findings.js';
 import type { ApiClient } from '../api/client.js';

@@ -4,8 +4,7 @@
  * which the runs collector bounds per cycle. It asks this to read those runs first, so a storm of
  * failures never leaves such a policy waiting cycle after cycle behind the bound.
  */
-import type { LabelMatcher, MatchableLabels } from '../alerts/matchers.js';
-import { compileMatchers, matchersFromConfig } from '../alerts/matchers.js';
+import { compileMatchers, matchersFromConfig, type LabelMatcher, type MatchableLabels } from '../alerts/matchers.js';
 import { productionNotNamed, type CompiledPolicy } from './policy.js';
 
 /** The labels a failed run's alert has only once its detail is read: the failed step and its reason. */

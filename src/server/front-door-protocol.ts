@@ -57,7 +57,6 @@ export const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics
 
 /** What the main thread publishes; each part absent when unchanged since the last. */
 export interface Publication {
-  seq: number;
   alive?: boolean;
   /** The role of a replica, as `/readyz` says it. */
   role?: { role: 'leader' | 'follower'; epoch: number | null } | null;
@@ -105,6 +104,5 @@ export type ToFrontDoor = { type: 'publish'; publication: Publication };
 export type FromFrontDoor =
   /** It listens, there. */
   | { type: 'ready'; host: string; port: number }
-  | { type: 'published'; seq: number }
   /** A Slack click over HTTP, verified (signature, timestamp, never seen before) and already answered 200. */
   | { type: 'interaction'; payload: unknown; generation: number; index: number };

@@ -59,7 +59,7 @@ const JUDGEMENT_WAIT_MS = 800;
  * What the front door answers from: the main thread's publications, merged (null: not given; a part
  * not published yet is absent, and the first publication is whole).
  */
-type Published = Omit<Publication, 'seq'> & Required<Pick<Publication, 'readiness' | 'readinessAt' | 'signing'>>;
+type Published = Publication & Required<Pick<Publication, 'readiness' | 'readinessAt' | 'signing'>>;
 
 /** Runs the front door (see the file's comment). */
 export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
@@ -69,7 +69,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   const state: Published = { readiness: [], readinessAt: 0, signing: { generation: 0, secrets: [] } };
   // Tells the /readyz answers waiting for a judgement (as many as there are: no listener limit).
   const judged = new EventEmitter().setMaxListeners(0);
-  const take = ({ seq: _seq, ...p }: Publication) => {
+  const take = (p: Publication) => {
     Object.assign(state, p);
     if (p.readiness) {
       state.readinessAt = p.readinessAt ?? Date.now();
@@ -151,10 +151,8 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   });
 
   port.on('message', (message: ToFrontDoor | ThreadEnd) => {
-    if (message.type === 'publish') {
-      take(message.publication);
-      say({ type: 'published', seq: message.publication.seq });
-    } else {
+    if (message.type === 'publish') take(message.publication);
+    else {
       guard.stop();
       server.close(() => {
         say({ type: 'ended' });

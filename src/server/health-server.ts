@@ -75,7 +75,7 @@ const READINESS_EVERY_MS = 1_000;
 const WATCHED_MS = 60_000;
 
 /** A running health listener: what of the {@link FrontDoor} the main thread uses. */
-export type HealthServer = Pick<FrontDoor, 'address' | 'publish' | 'beat' | 'close'>;
+export type HealthServer = Pick<FrontDoor, 'address' | 'beat' | 'close'>;
 
 /** What {@link startHealthServer} serves, and how. */
 export interface HealthServerOptions {
@@ -179,9 +179,6 @@ class FrontDoor {
   readonly #thread: SupervisedThread<ToFrontDoor, FromFrontDoor>;
   /** What the thread is started with. */
   #data: FrontDoorData | undefined;
-  #seq = 0;
-  /** Publications not yet taken, by number. */
-  readonly #acks = new Map<number, () => void>();
   #timers: NodeJS.Timeout[] = [];
   #unjump: (() => void) | undefined;
   #said: { alive: boolean; role: string } | undefined;
@@ -203,9 +200,7 @@ class FrontDoor {
         data: () => ({ frontDoor: this.#data }),
         name: 'the listener thread',
         down: '/healthz and the console are not answered',
-        heard: (m) => (m.type === 'interaction' ? this.#interaction(m) : this.#published(m.seq)),
-        // Gone: nothing waits on it any more.
-        exited: () => this.#published(Infinity),
+        heard: (m) => this.#interaction(m),
       },
       options.logger,
     );
@@ -222,7 +217,7 @@ class FrontDoor {
       shared: this.#shared,
       stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
       relay: { socketPath: this.#relay.socketPath, token: this.#relay.token },
-      first: { ...(await this.#judged(true)), seq: 0 },
+      first: await this.#judged(true),
     };
     const { host, port } = await this.#thread.start();
     this.address = { host, port };
@@ -248,27 +243,9 @@ class FrontDoor {
     this.#relay.remove();
   }
 
-  /** Publishes the whole state now (readiness judged, metrics rendered); resolves once the front door has it. */
-  async publish(): Promise<void> {
-    await this.#publish(await this.#judged(true));
-  }
-
-  /** Sends a publication, numbered here; resolves once the front door has it. */
-  #publish(publication: Omit<Publication, 'seq'>): Promise<void> {
-    const seq = ++this.#seq;
-    return new Promise((resolve) => {
-      this.#acks.set(seq, resolve);
-      this.#thread.post({ type: 'publish', publication: { ...publication, seq } });
-    });
-  }
-
-  /** The front door has every publication up to `seq`. */
-  #published(seq: number): void {
-    for (const [waiting, ack] of this.#acks) {
-      if (waiting > seq) continue;
-      this.#acks.delete(waiting);
-      ack();
-    }
+  /** Sends a publication to the front door. */
+  #publish(publication: Publication): void {
+    this.#thread.post({ type: 'publish', publication });
   }
 
   /**
@@ -277,7 +254,7 @@ class FrontDoor {
    * so what /readyz says (a cycle completed) /metrics says too. Only the tick's render goes on
    * while another is under way.
    */
-  async #judged(all: boolean): Promise<Omit<Publication, 'seq'>> {
+  async #judged(all: boolean): Promise<Publication> {
     const readiness = this.#readiness();
     const readinessAt = Date.now();
     // The role after the judgement: one whose write found the term over answers as a follower.
@@ -324,7 +301,7 @@ class FrontDoor {
       return;
     }
     const changed = { ...this.#changed(false), ...this.#signingChanged(false) };
-    if (Object.keys(changed).length > 0) void this.#publish(changed);
+    if (Object.keys(changed).length > 0) this.#publish(changed);
   }
 
   /** The signing secrets of the config in force, when they changed since last published (or always, when `all`). */

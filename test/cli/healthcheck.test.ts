@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { healthzUrl } from '../../src/cli/healthcheck.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';
@@ -32,6 +32,19 @@ afterAll(async () => {
   await server.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** Waits until the front door says what the daemon's liveness now is (published within a beat). */
+async function saidAlive(status: number): Promise<void> {
+  const url = `http://127.0.0.1:${server.address.port}/healthz`;
+  await vi.waitFor(
+    async () => {
+      const res = await fetch(url);
+      await res.text();
+      expect(res.status).toBe(status);
+    },
+    { timeout: 10_000 },
+  );
+}
 
 /** A config whose secrets come from variables this shell does not set, listening at `listen`. */
 function config(listen: string): string {
@@ -62,7 +75,7 @@ describe('healthzUrl', () => {
 describe('deploy-watchdog healthcheck', () => {
   it("exits 0 when the daemon answers /healthz on the config's port, without its secrets", async () => {
     daemon.alive = true;
-    await server.publish();
+    await saidAlive(200);
     const { code, stdout } = await runCli(['healthcheck', '--config', config(`0.0.0.0:${server.address.port}`)]);
     expect(code).toBe(0);
     // /healthz, not /readyz: the daemon is not ready here (a late job), and still healthy.
@@ -71,10 +84,10 @@ describe('deploy-watchdog healthcheck', () => {
 
   it('exits 1 when the daemon says it is not alive', async () => {
     daemon.alive = false;
-    await server.publish();
+    await saidAlive(503);
     const { code, stderr } = await runCli(['healthcheck', '--config', config(`127.0.0.1:${server.address.port}`)]);
     daemon.alive = true;
-    await server.publish();
+    await saidAlive(200);
     expect(code).toBe(1);
     expect(stderr).toBe(`http://127.0.0.1:${server.address.port}/healthz: 503 {"status":"stopped"}\n`);
   });

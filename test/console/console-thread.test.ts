@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listSilences } from '../../src/alerts/silences.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
-import { CONSOLE_WAIT_MS } from '../../src/console/console-handler.js';
+import { CONSOLE_WAIT_MS, daemonFigures } from '../../src/console/console-handler.js';
 import { ConsoleThread } from '../../src/console/console-thread.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
@@ -132,10 +132,9 @@ async function consoleThread(fence: () => WriteFence | undefined = () => undefin
       store,
       clock: new ManualClock(),
       logger: log.logger,
-      metrics: new Metrics(),
       config: () => config,
       jobs: () => new Map([['runs', '0 0 1 1 *']]),
-      readiness: () => [],
+      figures: () => daemonFigures(new Metrics(), () => []),
     },
     fence,
   });

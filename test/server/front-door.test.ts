@@ -90,8 +90,8 @@ describe('the front door', { timeout: 120_000 }, () => {
 
     const metrics = new Metrics({ processMetrics: false });
     metrics.leader.set(1);
+    // The first exposition, whole, is the front door's from its start.
     const server = await start({ metrics, stallAfterMs: 60_000 });
-    await server.publish();
     const prober = await startHttpProber(server.address.port, ['/healthz', '/metrics']);
 
     await proxy.hang();
@@ -119,10 +119,14 @@ describe('the front door', { timeout: 120_000 }, () => {
       expect(p.status).toBe(200);
       expect(p.body).toMatch(/^deploy_watchdog_leader 1$/m);
     }
-    // And once the main thread turns again, the exposition is its new one.
-    await server.publish();
-    const res = await fetch(`http://127.0.0.1:${server.address.port}/metrics`);
-    expect(await res.text()).toMatch(/^deploy_watchdog_leader 7$/m);
+    // And once the main thread turns again, the exposition is its new one (rendered every second).
+    await vi.waitFor(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${server.address.port}/metrics`);
+        expect(await res.text()).toMatch(/^deploy_watchdog_leader 7$/m);
+      },
+      { timeout: 10_000 },
+    );
   });
 
   it('fails /healthz, saying why, once the main thread has not turned for longer than its bound, and recovers after', async () => {

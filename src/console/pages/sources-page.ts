@@ -18,19 +18,22 @@ import { parseTokenVisibility, TOKEN_VISIBILITY_KEY, type TokenVisibility } from
 import { age, page, time, type PageContext, dataTable } from '../layout.js';
 import { timeToAlertSection } from './time-to-alert-section.js';
 
-/** What the page reads besides the state file. */
-export interface SourcesInputs {
-  metrics: ApiCounters;
-  /** The enabled jobs with their schedule. */
-  jobs: ReadonlyMap<string, string>;
-  readiness: readonly ReadinessCheck[];
+/**
+ * What the page shows of the running daemon, as the main thread has it (`daemonFigures`), or on
+ * the console's thread as the main thread last sent it: readiness as `/readyz` says it, and the
+ * values of the API's counters.
+ */
+export interface DaemonFigures {
+  readiness: ReadinessCheck[];
+  apiRequests: CounterValue[];
+  apiErrors: CounterValue[];
 }
 
-/**
- * The API's counters the page reads: the daemon's metrics (`Metrics` has them), or on the console's
- * thread their values as the main thread last sent them.
- */
-export type ApiCounters = Record<'apiRequests' | 'apiErrors', { get(): Promise<{ values: readonly CounterValue[] }> }>;
+/** What the page reads besides the state file. */
+export interface SourcesInputs extends DaemonFigures {
+  /** The enabled jobs with their schedule. */
+  jobs: ReadonlyMap<string, string>;
+}
 
 /** One labelled value of a counter, as prom-client's `get()` gives it. */
 export interface CounterValue {
@@ -46,12 +49,12 @@ interface ApiTraffic {
 }
 
 /** The sources page. */
-export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Promise<SafeHtml> {
+export function sourcesPage(inputs: SourcesInputs, ctx: PageContext): SafeHtml {
   const { jobs, readiness } = inputs;
   const { store, config } = ctx;
   const health = new SourceHealthStore(store);
   const ready = new Map(readiness.map((c) => [c.check, c]));
-  const traffic = await apiTraffic(inputs.metrics);
+  const traffic = apiTraffic(inputs);
   const backlog = new OutboxStore(store).backlog();
   const states = channelStates(store);
   const body = html` <h1>Sources</h1>
@@ -152,15 +155,15 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
 }
 
 /** Requests, 429s and errors per API function, from the metrics' counters. */
-async function apiTraffic(metrics: ApiCounters): Promise<Map<string, ApiTraffic>> {
+function apiTraffic(figures: DaemonFigures): Map<string, ApiTraffic> {
   const out = new Map<string, ApiTraffic>();
   const of = (fn: string) => getOrAdd(out, fn, (): ApiTraffic => ({ requests: 0, rateLimited: 0, errors: new Map() }));
-  for (const v of (await metrics.apiRequests.get()).values) {
+  for (const v of figures.apiRequests) {
     const t = of(String(v.labels.function));
     t.requests += v.value;
     if (v.labels.status === '429') t.rateLimited += v.value;
   }
-  for (const v of (await metrics.apiErrors.get()).values) {
+  for (const v of figures.apiErrors) {
     const t = of(String(v.labels.function));
     const code = String(v.labels.code);
     t.errors.set(code, (t.errors.get(code) ?? 0) + v.value);
