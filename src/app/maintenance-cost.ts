@@ -7,9 +7,6 @@
  * so when the job would take a large share of the request budget.
  */
 import { detectorsFor, extraReadsFor, type DetectorOptions } from '../detectors/registry.js';
-import type { Config } from '../config/load-config.js';
-import type { Logger } from '../lib/logger.js';
-import type { Scheduler } from './scheduler.js';
 
 /** One maintenance cycle's requests and time, against the gap between its runs. */
 export interface MaintenanceCost {
@@ -75,27 +72,4 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
       .map((c) => `checks.${c.name}`)
       .join(', ')}: enabled: false)`
   );
-}
-
-/** What {@link warnMaintenanceCost} reads of the runtime: its config, schedules (enabled jobs only) and logger. */
-export interface MaintenanceCostRuntime {
-  config: Config;
-  scheduler: Pick<Scheduler, 'intervalMs'>;
-  deps: { logger: Logger; detectorOptions: DetectorOptions };
-}
-
-/** Warns when the maintenance job, which reads every app of `apps`, would take more than half the request budget. */
-export function warnMaintenanceCost(rt: MaintenanceCostRuntime, apps: number): void {
-  const intervalMs = rt.scheduler.intervalMs('maintenance');
-  if (intervalMs === undefined) return;
-  const log = rt.deps.logger;
-  const cost = maintenanceCost(apps, {
-    pageSize: rt.config.api.page_size,
-    requestsPerSecond: rt.config.api.requests_per_second,
-    intervalMs,
-    readsPerApp: readsPerApp(rt.deps.detectorOptions),
-  });
-  const warning = maintenanceCostWarning(cost);
-  if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
-  else log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
 }

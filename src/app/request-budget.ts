@@ -202,7 +202,8 @@ export class RequestBudget {
   failedCounts = 0;
 
   constructor(
-    private readonly settings: BudgetSettings,
+    /** What each job's cost depends on besides the estate (the maintenance job's warning reads it too). */
+    readonly settings: BudgetSettings,
     private readonly configuredRps: number,
     private readonly now: () => number,
     /** Told whenever the plan changes (the metrics gauge, a log line). */
