@@ -8,18 +8,8 @@
  */
 import { detectorsFor, extraReadsFor, type DetectorOptions } from '../detectors/registry.js';
 
-/** One maintenance cycle's requests and time, against the gap between its runs. */
-export interface MaintenanceCost {
-  apps: number;
-  /** `apps.list` pages plus one `apps.get` per app (and one `restore_points.list`, with that check on). */
-  requests: number;
-  /** How long those take at the rate limit alone (ms). */
-  readMs: number;
-  /** The longest gap between two runs of `jobs.maintenance` (ms). */
-  intervalMs: number;
-  /** `readMs / intervalMs`: the share of the whole request budget the job takes. */
-  share: number;
-}
+/** One maintenance cycle's requests and time, against the gap between its runs ({@link maintenanceCost}). */
+export type MaintenanceCost = ReturnType<typeof maintenanceCost>;
 
 /** Above this share of the request budget, the job is worth a warning. */
 export const MAINTENANCE_SHARE_WARNING = 0.5;
@@ -39,14 +29,18 @@ export function readsPerApp(options: DetectorOptions): number {
 export function maintenanceCost(
   apps: number,
   options: { pageSize: number; requestsPerSecond: number; intervalMs: number; readsPerApp?: number },
-): MaintenanceCost {
+) {
   const requests = maintenanceRequests(apps, options.pageSize, options.readsPerApp ?? 1);
   const readMs = Math.round((requests / options.requestsPerSecond) * 1000);
   return {
     apps,
+    /** `apps.list` pages plus one `apps.get` per app (and one `restore_points.list`, with that check on). */
     requests,
+    /** How long those take at the rate limit alone (ms). */
     readMs,
+    /** The longest gap between two runs of `jobs.maintenance` (ms). */
     intervalMs: options.intervalMs,
+    /** `readMs / intervalMs`: the share of the whole request budget the job takes. */
     share: options.intervalMs > 0 ? readMs / options.intervalMs : Infinity,
   };
 }
