@@ -43,11 +43,8 @@ export type BackupHealth = z.infer<typeof backupHealthSchema>;
 export function pageSchema<T extends z.ZodTypeAny>(item: T) {
   return z.object({ items: z.array(item), total: z.number().int().nonnegative() });
 }
-/** One page of a list answer. */
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
+/** One page of a list answer, as {@link pageSchema} reads it. */
+export type Page<T> = z.output<ReturnType<typeof pageSchema<z.ZodType<T>>>>;
 
 // ---- App -------------------------------------------------------------------------------------
 

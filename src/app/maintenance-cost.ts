@@ -7,22 +7,9 @@
  * so when the job would take a large share of the request budget.
  */
 import { detectorsFor, extraReadsFor, type DetectorOptions } from '../detectors/registry.js';
-import type { Config } from '../config/load-config.js';
-import type { Logger } from '../lib/logger.js';
-import type { Scheduler } from './scheduler.js';
 
-/** One maintenance cycle's requests and time, against the gap between its runs. */
-export interface MaintenanceCost {
-  apps: number;
-  /** `apps.list` pages plus one `apps.get` per app (and one `restore_points.list`, with that check on). */
-  requests: number;
-  /** How long those take at the rate limit alone (ms). */
-  readMs: number;
-  /** The longest gap between two runs of `jobs.maintenance` (ms). */
-  intervalMs: number;
-  /** `readMs / intervalMs`: the share of the whole request budget the job takes. */
-  share: number;
-}
+/** One maintenance cycle's requests and time, against the gap between its runs ({@link maintenanceCost}). */
+export type MaintenanceCost = ReturnType<typeof maintenanceCost>;
 
 /** Above this share of the request budget, the job is worth a warning. */
 export const MAINTENANCE_SHARE_WARNING = 0.5;
@@ -42,14 +29,18 @@ export function readsPerApp(options: DetectorOptions): number {
 export function maintenanceCost(
   apps: number,
   options: { pageSize: number; requestsPerSecond: number; intervalMs: number; readsPerApp?: number },
-): MaintenanceCost {
+) {
   const requests = maintenanceRequests(apps, options.pageSize, options.readsPerApp ?? 1);
   const readMs = Math.round((requests / options.requestsPerSecond) * 1000);
   return {
     apps,
+    /** `apps.list` pages plus one `apps.get` per app (and one `restore_points.list`, with that check on). */
     requests,
+    /** How long those take at the rate limit alone (ms). */
     readMs,
+    /** The longest gap between two runs of `jobs.maintenance` (ms). */
     intervalMs: options.intervalMs,
+    /** `readMs / intervalMs`: the share of the whole request budget the job takes. */
     share: options.intervalMs > 0 ? readMs / options.intervalMs : Infinity,
   };
 }
@@ -75,27 +66,4 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
       .map((c) => `checks.${c.name}`)
       .join(', ')}: enabled: false)`
   );
-}
-
-/** What {@link warnMaintenanceCost} reads of the runtime: its config, schedules (enabled jobs only) and logger. */
-export interface MaintenanceCostRuntime {
-  config: Config;
-  scheduler: Pick<Scheduler, 'intervalMs'>;
-  deps: { logger: Logger; detectorOptions: DetectorOptions };
-}
-
-/** Warns when the maintenance job, which reads every app of `apps`, would take more than half the request budget. */
-export function warnMaintenanceCost(rt: MaintenanceCostRuntime, apps: number): void {
-  const intervalMs = rt.scheduler.intervalMs('maintenance');
-  if (intervalMs === undefined) return;
-  const log = rt.deps.logger;
-  const cost = maintenanceCost(apps, {
-    pageSize: rt.config.api.page_size,
-    requestsPerSecond: rt.config.api.requests_per_second,
-    intervalMs,
-    readsPerApp: readsPerApp(rt.deps.detectorOptions),
-  });
-  const warning = maintenanceCostWarning(cost);
-  if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
-  else log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
 }

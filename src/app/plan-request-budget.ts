@@ -1,6 +1,6 @@
 import { ApiError } from '../api/errors.js';
 import { describeError } from '../api/describe-error.js';
-import { warnMaintenanceCost } from './maintenance-cost.js';
+import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
 import { describeBudget, ESTATE_LISTS, type BudgetPlan, type Estate } from './request-budget.js';
 import type { Runtime } from './runtime.js';
 
@@ -62,4 +62,19 @@ export async function planRequestBudget(rt: Runtime, signal: AbortSignal): Promi
 /** What a plan stretches, and whether it fits: a count again that changes this is said. */
 function stretchesOf(plan: BudgetPlan): string {
   return `${plan.jobs.map((j) => `${j.job}:${j.stretch}`).join(',')} fits:${plan.fits}`;
+}
+
+/**
+ * Warns when the maintenance job, which reads every app of `apps`, would take more than half the
+ * request budget: its cost from the budget's own settings (page size, reads per app, schedule).
+ */
+function warnMaintenanceCost(rt: Runtime, apps: number): void {
+  const { settings } = rt.budget;
+  const intervalMs = settings.intervals.get('maintenance');
+  if (intervalMs === undefined) return;
+  const cost = maintenanceCost(apps, { ...settings, requestsPerSecond: rt.config.api.requests_per_second, intervalMs });
+  const warning = maintenanceCostWarning(cost);
+  const log = rt.deps.logger;
+  if (warning) log.warn({ apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
+  else log.debug({ apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
 }

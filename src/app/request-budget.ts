@@ -60,34 +60,11 @@ export interface BudgetSettings {
   readsPerApp: number;
 }
 
-/** One job's line of the budget. */
-export interface JobBudget {
-  job: SnapshotJob | 'apps.list';
-  /** Requests of one steady cycle. */
-  perCycle: number;
-  intervalMs: number;
-  /** Runs one tick in this many (1: every tick). */
-  stretch: number;
-  /** Requests an hour, stretched. */
-  perHour: number;
-}
+/** One job's line of the budget, as {@link jobLine} starts it and {@link planBudget} stretches it. */
+export type JobBudget = ReturnType<typeof jobLine>;
 
-/** The budget fitted. */
-export interface BudgetPlan {
-  /** The rate in force (the configured one, or lower after 429s): requests per second. */
-  requestsPerSecond: number;
-  /** What the jobs may use an hour: the rate × an hour × {@link BUDGET_HEADROOM}. */
-  capacityPerHour: number;
-  /** What the jobs would ask for an hour on their schedules, none stretched. */
-  demandPerHour: number;
-  /** What they ask for stretched. */
-  plannedPerHour: number;
-  /** `plannedPerHour` over the rate × an hour: at most the headroom when it fits. */
-  ratio: number;
-  /** Whether the plan fits under the capacity (false: even stretched as far as allowed, it does not). */
-  fits: boolean;
-  jobs: JobBudget[];
-}
+/** The budget fitted, as {@link planBudget} answers it. */
+export type BudgetPlan = ReturnType<typeof planBudget>;
 
 /** The pages of a list of `n` records, at least one per namespace read. */
 function pages(n: number, estate: Estate, pageSize: number): number {
@@ -132,18 +109,12 @@ function appsListInterval(intervals: ReadonlyMap<SnapshotJob, number>): number |
  * maintenance first, then the other jobs from the costliest, never the runs job nor the shared
  * `apps.list` (its readers' own cadence), each at most {@link MAX_STRETCH}.
  */
-export function planBudget(estate: Estate, settings: BudgetSettings, requestsPerSecond: number): BudgetPlan {
+export function planBudget(estate: Estate, settings: BudgetSettings, requestsPerSecond: number) {
   const costs = cyclesCost(estate, settings);
-  const line = (job: JobBudget['job'], perCycle: number, intervalMs: number): JobBudget => ({
-    job,
-    perCycle,
-    intervalMs,
-    stretch: 1,
-    perHour: (perCycle * HOUR_MS) / intervalMs,
-  });
-  const jobs = [...costs].map(([job, perCycle]) => line(job, perCycle, settings.intervals.get(job)!));
+  const jobs = [...costs].map(([job, perCycle]) => jobLine(job, perCycle, settings.intervals.get(job)!));
   const appsEvery = appsListInterval(settings.intervals);
-  if (appsEvery !== undefined) jobs.push(line('apps.list', pages(estate.apps, estate, settings.pageSize), appsEvery));
+  if (appsEvery !== undefined)
+    jobs.push(jobLine('apps.list', pages(estate.apps, estate, settings.pageSize), appsEvery));
   const total = () => jobs.reduce((sum, j) => sum + j.perHour, 0);
   const demandPerHour = total();
   const capacityPerHour = requestsPerSecond * 3600 * BUDGET_HEADROOM;
@@ -160,13 +131,33 @@ export function planBudget(estate: Estate, settings: BudgetSettings, requestsPer
   }
   const plannedPerHour = total();
   return {
+    /** The rate in force (the configured one, or lower after 429s): requests per second. */
     requestsPerSecond,
+    /** What the jobs may use an hour: the rate × an hour × {@link BUDGET_HEADROOM}. */
     capacityPerHour,
+    /** What the jobs would ask for an hour on their schedules, none stretched. */
     demandPerHour,
+    /** What they ask for stretched. */
     plannedPerHour,
+    /** `plannedPerHour` over the rate × an hour: at most the headroom when it fits. */
     ratio: Number.isFinite(requestsPerSecond) ? plannedPerHour / (requestsPerSecond * 3600) : 0,
+    /** Whether the plan fits under the capacity (false: even stretched as far as allowed, it does not). */
     fits: plannedPerHour <= capacityPerHour,
     jobs,
+  };
+}
+
+/** A job's line of the budget before it is stretched: `perCycle` requests every `intervalMs`. */
+function jobLine(job: SnapshotJob | 'apps.list', perCycle: number, intervalMs: number) {
+  return {
+    job,
+    /** Requests of one steady cycle. */
+    perCycle,
+    intervalMs,
+    /** Runs one tick in this many (1: every tick). */
+    stretch: 1,
+    /** Requests an hour, stretched. */
+    perHour: (perCycle * HOUR_MS) / intervalMs,
   };
 }
 
@@ -202,7 +193,8 @@ export class RequestBudget {
   failedCounts = 0;
 
   constructor(
-    private readonly settings: BudgetSettings,
+    /** What each job's cost depends on besides the estate (the maintenance job's warning reads it too). */
+    readonly settings: BudgetSettings,
     private readonly configuredRps: number,
     private readonly now: () => number,
     /** Told whenever the plan changes (the metrics gauge, a log line). */

@@ -10,7 +10,7 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
 import { fingerprint } from '../detectors/fingerprint.js';
-import { detectorsFor, type DetectorCheck, type DetectorOptions } from '../detectors/registry.js';
+import { CHECKS, type DetectorCheck, type DetectorOptions } from '../detectors/registry.js';
 import type { Store } from '../state/store.js';
 import { updateOpenAlerts, type CycleDeps } from './job-cycle.js';
 
@@ -21,11 +21,9 @@ import { updateOpenAlerts, type CycleDeps } from './job-cycle.js';
  * configuration" and is not covered either: its alerts wait for the permission to come back.
  */
 export function retiredByConfig(config: Config, options: DetectorOptions): (alert: AlertRow) => CloseReason | null {
-  const jobOf = new Map<string, SnapshotJob>();
-  for (const job of JOB_NAMES) for (const d of detectorsFor(job)) jobOf.set(d.name, job);
   const ignored = config.checks.attention.ignore_rules.map((rule) => fingerprint('attention', rule, ''));
   return (alert) => {
-    const job = jobOf.get(alert.check);
+    const job = CHECKS.find((c) => c.name === alert.check)?.job;
     if (job === undefined) return null;
     if (options[alert.check as DetectorCheck] === undefined) return 'check disabled by configuration';
     if (config.jobs[job] === null) return 'job switched off by configuration';

@@ -11,12 +11,7 @@ import { RepeatedLog } from '../lib/repeated-log.js';
 import { LEASE_TTL_MS, LeaseLostError, type RunnerLease } from '../state/runner-lease.js';
 
 /** A lease kept by {@link runnerLeaseRenewal}. */
-export interface LeaseRenewal {
-  /** Stops renewing and gives the lease up. */
-  release: () => void;
-  /** Aborted (with the {@link LeaseLostError}) once another process holds the lease: renewing has stopped. */
-  lost: AbortSignal;
-}
+export type LeaseRenewal = ReturnType<typeof runnerLeaseRenewal>;
 
 /**
  * Starts renewing `lease`. A lease that another process holds now is not taken back: renewing
@@ -27,7 +22,7 @@ export function runnerLeaseRenewal(
   log: Logger,
   clock: Clock,
   onLost: (err: LeaseLostError) => void,
-): LeaseRenewal {
+) {
   const quiet = new RepeatedLog(log, { clock });
   const lost = new AbortController();
   const timer = setInterval(() => {
@@ -46,7 +41,9 @@ export function runnerLeaseRenewal(
   }, LEASE_TTL_MS / 3);
   timer.unref();
   return {
+    /** Aborted (with the {@link LeaseLostError}) once another process holds the lease: renewing has stopped. */
     lost: lost.signal,
+    /** Stops renewing and gives the lease up. */
     release: () => {
       clearInterval(timer);
       lease.release();

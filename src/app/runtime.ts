@@ -26,7 +26,7 @@ import { raceAbort } from '../lib/race-abort.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import { messageLinks } from '../notify/message-links.js';
 import type { Channel } from '../notify/channels/channel.js';
-import { createNotifier, type Notifier } from '../notify/notifier.js';
+import { createNotifier } from '../notify/notifier.js';
 import { createSlackInteractions, type SlackInteractions } from '../interactions/slack-interactions.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import { remediationDigest } from '../remediation/remediation-digest.js';
@@ -51,29 +51,11 @@ import type { SourceHealthStore } from '../alerts/source-health-store.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import { WarnedOnce } from './warned-once.js';
 
-/** The parts built from one configuration. */
-export interface Runtime {
-  config: Config;
-  client: ApiClient;
-  channels: Map<string, Channel>;
-  notifier: Notifier;
-  scheduler: Scheduler;
-  remediation: Remediator | undefined;
-  /** The Slack app's buttons: their receivers and what they do; undefined when no channel takes clicks. */
-  interactions: SlackInteractions | undefined;
-  /** Reads new alerts' context after their cycle (`notify.context`); undefined when it is off. */
-  context: ContextReader | undefined;
-  deps: CycleDeps;
-  /** Enabled jobs with their cron expression. */
-  jobs: Map<SnapshotJob, string>;
-  /**
-   * At start and on reload: the namespaces to read (as `deps.namespaces`), after learning and
-   * saying once what the token can read (`say-token-visibility.ts`, never fatal).
-   */
-  learnScope(): Promise<NamespaceScope>;
-  /** The request budget: each job's requests an hour fitted under the rate limit (`request-budget.ts`). */
-  budget: RequestBudget;
-}
+/**
+ * The parts built from one configuration, as {@link buildRuntime} builds them (its type is that of
+ * what it returns: each part is said once, there).
+ */
+export type Runtime = ReturnType<typeof buildRuntime>;
 
 /** What outlives a runtime and every runtime is built on. */
 export interface RuntimeFoundation {
@@ -111,7 +93,7 @@ const ESTATE_CRON = '*/5 * * * *';
 const NAMESPACES_RETRY_MS = 30_000;
 
 /** Builds a runtime (nothing started, nothing sent); on failure closes what it opened and throws. */
-export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
+export function buildRuntime(config: Config, base: RuntimeFoundation) {
   const { clock, logger, metrics } = base;
   // Its settings need the scheduler (built last): it reads them when the estate is counted.
   let budget: RequestBudget | undefined;
@@ -258,11 +240,19 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       notifier,
       scheduler,
       remediation,
+      /** The Slack app's buttons: their receivers and what they do; undefined when no channel takes clicks. */
       interactions,
+      /** Reads new alerts' context after their cycle (`notify.context`); undefined when it is off. */
       context,
       deps,
+      /** Enabled jobs with their cron expression. */
       jobs,
+      /**
+       * At start and on reload: the namespaces to read (as `deps.namespaces`), after learning and
+       * saying once what the token can read (`say-token-visibility.ts`, never fatal).
+       */
       learnScope,
+      /** The request budget: each job's requests an hour fitted under the rate limit (`request-budget.ts`). */
       budget,
     };
   } catch (err) {

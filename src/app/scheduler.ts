@@ -62,11 +62,6 @@ export class Scheduler {
     for (const job of options.jobs) this.#intervals.set(job.name, longestGapMs(job.cron));
   }
 
-  /** True between {@link start} and {@link stop}. */
-  get running(): boolean {
-    return this.#started;
-  }
-
   /** The longest gap between two runs of a job's schedule (ms): readiness allows twice that. */
   intervalMs(job: string): number | undefined {
     return this.#intervals.get(job);

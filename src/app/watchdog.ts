@@ -87,15 +87,7 @@ export interface WatchdogOptions extends Pick<
 }
 
 /** What {@link Watchdog.runOnce} did. */
-export interface CycleReport {
-  jobs: JobReport[];
-  /** Every job read its source completely (disabled jobs count as not complete). */
-  complete: boolean;
-  /** Some job failed because of the configuration (a namespace the token does not reach). */
-  configProblem: boolean;
-  /** Alert events written, all jobs. */
-  events: number;
-}
+export type CycleReport = Awaited<ReturnType<Watchdog['runOnce']>>;
 
 /** What {@link Watchdog.stop} did. */
 export interface StopReport {
@@ -309,7 +301,7 @@ export class Watchdog {
    * longer. (The daemon's scheduled jobs stay independent: a slow job must not hold back the
    * others' alerts.) A job already running is not started twice: its cycle's report is returned.
    */
-  async runOnce(jobs?: readonly SnapshotJob[]): Promise<CycleReport> {
+  async runOnce(jobs?: readonly SnapshotJob[]) {
     // `check` never starts the daemon: close here what the configuration stopped looking at.
     // Once per configuration: nothing of a check switched off can open again while it runs.
     if (!this.#started && this.#retiredClosedFor !== this.#runtime) {
@@ -320,8 +312,11 @@ export class Watchdog {
     for (const job of jobs ?? this.jobs) reports.push(await this.#cycle(job));
     return {
       jobs: reports,
+      /** Every job read its source completely (disabled jobs count as not complete). */
       complete: reports.every((r) => r.outcome === 'ok'),
+      /** Some job failed because of the configuration (a namespace the token does not reach). */
       configProblem: reports.some((r) => r.configProblem === true),
+      /** Alert events written, all jobs. */
       events: reports.reduce((sum, r) => sum + r.events, 0),
     };
   }
