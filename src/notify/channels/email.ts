@@ -1,4 +1,5 @@
 import { Secret } from '../../lib/secret.js';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type {
   AlertsNotification,
   Channel,
@@ -298,17 +299,8 @@ function page(title: string, body: string): string {
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head>\n<body style="font-family:sans-serif;font-size:14px;overflow-wrap:anywhere;word-break:break-word">\n${body}\n</body></html>\n`;
 }
 
-/** What a nodemailer error carries. */
-interface SmtpError {
-  code?: string;
-  message?: string;
-  syscall?: string;
-  /** OpenSSL's words for a failed handshake ("wrong version number"). */
-  reason?: string;
-  responseCode?: number;
-  response?: string;
-  command?: string;
-}
+/** What a nodemailer error carries: its own fields, and OpenSSL's words for a failed handshake ("wrong version number"). */
+type SmtpError = Partial<SMTPConnection.SMTPError> & { reason?: string };
 
 /** "Exceeded storage allocation": the message is too big, even when said at MAIL FROM (its declared SIZE). */
 const SMTP_TOO_BIG = 552;
