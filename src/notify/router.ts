@@ -79,18 +79,10 @@ export class Router {
     const windows = compileMuteWindows(settings.mute_windows);
     const known = new Set(channelNames);
     const groupBy = settings.group_by.length > 0 ? settings.group_by : DEFAULT_GROUP_BY;
-    const routes = settings.routes.map((r, i) => compileRoute(r, i, { windows, known, groupBy, alerts }));
-    const defaultRoute: ResolvedRoute = {
-      name: 'default',
-      channels: [...channelNames],
-      repeatIntervalMs: alerts.repeat_interval,
-      sendResolved: alerts.send_resolved,
-      sendAcknowledged: undefined,
-      muteWindows: [],
-      groupBy,
-      escalation: undefined,
-    };
-    return new Router(routes, defaultRoute);
+    const ctx = { windows, known, groupBy, alerts };
+    const routes = settings.routes.map((r, i) => compileRoute(r, i, ctx));
+    // A route without matchers, naming every channel, with nothing of its own: the defaults.
+    return new Router(routes, resolvedRoute('default', { channels: [...channelNames] }, ctx));
   }
 
   /**
@@ -145,11 +137,15 @@ export function routeName(r: Pick<RouteSettings, 'name'>, index: number): string
   return r.name ?? `route-${index + 1}`;
 }
 
-function compileRoute(
-  r: RouteSettings,
-  index: number,
-  ctx: { windows: Map<string, MuteWindow>; known: Set<string>; groupBy: readonly string[]; alerts: AlertDefaults },
-): CompiledRoute {
+/** What compiling a route needs besides the route: the mute windows, the channels, the defaults. */
+interface RouteContext {
+  windows: Map<string, MuteWindow>;
+  known: Set<string>;
+  groupBy: readonly string[];
+  alerts: AlertDefaults;
+}
+
+function compileRoute(r: RouteSettings, index: number, ctx: RouteContext): CompiledRoute {
   const name = routeName(r, index);
   const where = `notify.routes[${index}] (${name})`;
   let matches: CompiledMatchers;
@@ -166,22 +162,27 @@ function compileRoute(
       );
     }
   }
-  // The config refuses a route naming a mute window it does not define (`config-references.ts`).
-  const muteWindows = (r.mute_windows ?? []).map((w) => ctx.windows.get(w)!);
+  return { ...resolvedRoute(name, r, ctx), matches, minSeverity: r.min_severity, continue: r.continue };
+}
+
+/** A route's settings with every default filled in from `ctx` (the default route gives its channels alone). */
+function resolvedRoute(
+  name: string,
+  r: Partial<RouteSettings> & Pick<RouteSettings, 'channels'>,
+  ctx: RouteContext,
+): ResolvedRoute {
   return {
     name,
     channels: [...r.channels],
     repeatIntervalMs: r.repeat_interval ?? ctx.alerts.repeat_interval,
     sendResolved: r.send_resolved ?? ctx.alerts.send_resolved,
     sendAcknowledged: r.send_acknowledged,
-    muteWindows,
+    // The config refuses a route naming a mute window it does not define (`config-references.ts`).
+    muteWindows: (r.mute_windows ?? []).map((w) => ctx.windows.get(w)!),
     groupBy: r.group_by && r.group_by.length > 0 ? r.group_by : ctx.groupBy,
     escalation:
       r.escalate_after !== undefined && r.escalate_to
         ? { afterMs: r.escalate_after, to: [...r.escalate_to] }
         : undefined,
-    matches,
-    minSeverity: r.min_severity,
-    continue: r.continue ?? false,
   };
 }
