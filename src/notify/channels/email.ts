@@ -15,6 +15,7 @@ import {
   TONES,
   type AlertsDescription,
   type EventDescription,
+  type Fact,
   type LogDescription,
 } from './describe.js';
 import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
@@ -147,12 +148,8 @@ function codeHtml(line: string): string {
   return `<code style="white-space:pre-wrap">${escapeHtml(line, Number.POSITIVE_INFINITY)}</code>`;
 }
 
-/** One fact row: label, value, and a link where the value has one. All API text, unescaped. */
-interface Row {
-  label: string;
-  value: string;
-  href?: string | null;
-}
+/** One fact row: a fact, and a link where its value has one. All API text, unescaped. */
+type Row = Fact & { href?: string | null };
 
 /**
  * Fact rows of an event: app (with its link), the platform's page of its record, then its facts as
