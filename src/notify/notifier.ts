@@ -55,7 +55,7 @@ export function underwayNotice(alert: AlertRow): NoticeNotification {
   return { type: 'notice', topic: 'underway', title: alert.summary, fingerprint: alert.fingerprint, threadOnly: true };
 }
 
-/** Builds the notification pipeline. Throws `RouteError` for unusable config. */
+/** Builds the notification pipeline from a config the load checked (`Router.fromSettings`). */
 export function createNotifier(options: NotifierOptions) {
   const { store, notify, alerts, channels, clock, context } = options;
   const base = options.logger ?? silentLogger;
