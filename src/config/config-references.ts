@@ -16,7 +16,8 @@ const FIXED_LABEL_VALUES: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Checks what the schema cannot see one field at a time: names are unique (channels, routes, mute
- * windows, policies), routes and the digest name existing channels and mute windows, a `check` or
+ * windows, policies), routes, their escalations and the digest name existing channels and mute
+ * windows, a `check` or
  * `environment_type` that a route or a policy matches is one alerts can carry (else it would never
  * match anything), and
  * remediation that is on has something to do, and a Slack app receiving its clicks over HTTP has a
@@ -57,6 +58,7 @@ export function checkReferences(raw: unknown): KeyPathProblem[] {
   };
   list(valueAt(notify, ['routes'])).forEach((_, r) => {
     mustBeKnown(['notify', 'routes', r, 'channels'], channelNames, 'channel');
+    mustBeKnown(['notify', 'routes', r, 'escalate_to'], channelNames, 'channel');
     mustBeKnown(['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
     mustMatchSomething(['notify', 'routes', r, 'match']);
   });

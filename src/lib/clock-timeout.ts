@@ -1,7 +1,8 @@
 /**
  * "Abort after a time on the clock", written once: the flush's shutdown deadline, a cycle's read
- * ceiling, the wait for alerts' context, the heartbeat's time limit, the stop deadlines of the
- * background loops and of the daemon. On the injected Clock, so a test's ManualClock drives it.
+ * ceiling, the wait for alerts' context, the time limits of the heartbeat and of a channel's send,
+ * the stop deadlines of the background loops and of the daemon. On the injected Clock, so a
+ * test's ManualClock drives it.
  */
 import type { Clock } from './clock.js';
 

@@ -3,7 +3,7 @@
  * into the outbox in the caller's transaction; a delivery loop of its own sends them; the digest
  * and the heartbeat ride along. Built once from config; nothing here is global.
  */
-import type { CycleStage } from '../alerts/commit-findings.js';
+import type { CommittedCycle } from '../alerts/commit-findings.js';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow } from '../alerts/alert-store.js';
 import { activeSilenceFor, listSilences } from '../alerts/silences.js';
@@ -11,11 +11,11 @@ import { silentLogger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { AlertContextSource } from './alert-context-source.js';
 import type { Channel, NoticeNotification } from './channels/channel.js';
-import { Delivery, type DeliveryOptions, type DeliveryReport, type FlushReport } from './delivery.js';
+import { Delivery, type DeliveryOptions } from './delivery.js';
 import { Digest, type DigestOptions } from './digest.js';
-import { Heartbeat, type BeatDecision, type HeartbeatOptions } from './heartbeat.js';
+import { Heartbeat, type HeartbeatOptions } from './heartbeat.js';
 import type { AlertDefaults, NotifySettings } from './notify-settings.js';
-import { Outbox, type OutboxPass, type SilenceLookup } from './outbox.js';
+import { Outbox, type SilenceLookup } from './outbox.js';
 import { OutboxStore } from './outbox-store.js';
 import { TimeToAlert } from './time-to-alert.js';
 import { TimeToAlertStore } from './time-to-alert-store.js';
@@ -40,39 +40,11 @@ export interface NotifierOptions
   context?: AlertContextSource;
 }
 
-/** The notification pipeline as the rest of the daemon uses it. */
-export interface Notifier extends CycleStage {
-  readonly router: Router;
-  /** The channels told when a remediation starts, not only how it ended (`Channel.showsProgress`). */
-  readonly progressChannels: ReadonlySet<string>;
-  /**
-   * The repeat interval to give the alert lifecycle: the smallest of every route and `alerts`.
-   * Routes with a longer one hold a repeat until their own has passed (per channel, `repeat_waiting`).
-   */
-  readonly lifecycleRepeatIntervalMs: number;
-  /** Routes, decides and queues events; call inside the transaction that wrote them. */
-  enqueue(events: readonly AlertEvent[], now: number): OutboxPass;
-  /**
-   * Queues a notice (a remediation outcome, say) for the given channels, every channel by
-   * default; call inside the transaction of the change it reports, or alone (it opens one).
-   */
-  notice(notification: NoticeNotification, channels?: readonly string[], now?: number): number[];
-  /** Pings the heartbeat URL if configured and due; call after a healthy cycle. Never blocks. */
-  heartbeat(): BeatDecision | 'off';
-  /**
-   * Something may go now (an alert's context was read, someone acknowledged an alert): routes what
-   * waits to be routed, releases what is held, and wakes the delivery loop.
-   */
-  wake(): void;
-  /** Starts the delivery loop. */
-  start(): void;
-  /** Stops the delivery loop now, abandoning sends in flight (their rows stay due). */
-  stop(): Promise<void>;
-  /** Stops the loop and sends what is due within `deadlineMs` (SIGTERM). */
-  flush(deadlineMs: number): Promise<FlushReport>;
-  /** One delivery round now (tests, `check`). */
-  deliverDue(now?: number): Promise<DeliveryReport>;
-}
+/**
+ * The notification pipeline as the rest of the daemon uses it: what {@link createNotifier} answers,
+ * a cycle stage (`take`) with the members documented there.
+ */
+export type Notifier = ReturnType<typeof createNotifier>;
 
 /**
  * What a channel that keeps a message per alert says when the alert's record begins being worked
@@ -83,8 +55,8 @@ export function underwayNotice(alert: AlertRow): NoticeNotification {
   return { type: 'notice', topic: 'underway', title: alert.summary, fingerprint: alert.fingerprint, threadOnly: true };
 }
 
-/** Builds the notification pipeline. Throws `RouteError` for unusable config. */
-export function createNotifier(options: NotifierOptions): Notifier {
+/** Builds the notification pipeline from a config the load checked (`Router.fromSettings`). */
+export function createNotifier(options: NotifierOptions) {
   const { store, notify, alerts, channels, clock, context } = options;
   const base = options.logger ?? silentLogger;
   // Delivery and the heartbeat name their own stage; a child of this one would write the `stage`
@@ -162,10 +134,16 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   return {
     router,
+    /** The channels told when a remediation starts, not only how it ended (`Channel.showsProgress`). */
     progressChannels: progress,
+    /**
+     * The repeat interval to give the alert lifecycle: the smallest of every route and `alerts`.
+     * Routes with a longer one hold a repeat until their own has passed (per channel, `repeat_waiting`).
+     */
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
-    enqueue: (events, now) => outbox.enqueue(events, now),
-    take: (cycle) => {
+    /** Routes, decides and queues events; call inside the transaction that wrote them. */
+    enqueue: (events: readonly AlertEvent[], now: number) => outbox.enqueue(events, now),
+    take: (cycle: CommittedCycle) => {
       if (cycle.events.length > 0) outbox.enqueue(cycle.events, cycle.now);
       for (const alert of cycle.underway) {
         // Said where a message per alert shows it: one more line in its thread, no new message.
@@ -174,25 +152,38 @@ export function createNotifier(options: NotifierOptions): Notifier {
         if (channels.length > 0) outbox.notice(underwayNotice(alert), channels, cycle.now);
       }
     },
-    notice: (notification, to = names, now = clock.now()) =>
+    /**
+     * Queues a notice (a remediation outcome, say) for the given channels, every channel by
+     * default; call inside the transaction of the change it reports, or alone (it opens one).
+     */
+    notice: (notification: NoticeNotification, to: readonly string[] = names, now = clock.now()) =>
       store.transaction(() => outbox.notice(notification, to, now)),
+    /** Pings the heartbeat URL if configured and due; call after a healthy cycle. Never blocks. */
     heartbeat: () => heartbeat?.beat() ?? 'off',
+    /**
+     * Something may go now (an alert's context was read, someone acknowledged an alert): routes what
+     * waits to be routed, releases what is held, and wakes the delivery loop.
+     */
     wake: () => delivery.wake(),
+    /** Starts the delivery loop. */
     start: () => {
       delivery.start();
       verify();
     },
+    /** Stops the delivery loop now, abandoning sends in flight (their rows stay due). */
     stop: async () => {
       verifying?.abort();
       await delivery.stop();
       await heartbeat?.settle();
     },
-    flush: async (deadlineMs) => {
+    /** Stops the loop and sends what is due within `deadlineMs` (SIGTERM). */
+    flush: async (deadlineMs: number) => {
       verifying?.abort();
       const report = await delivery.flush(deadlineMs);
       await heartbeat?.settle();
       return report;
     },
-    deliverDue: (now) => delivery.deliverDue(now),
+    /** One delivery round now (tests, `check`). */
+    deliverDue: (now?: number) => delivery.deliverDue(now),
   };
 }

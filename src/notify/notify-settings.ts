@@ -27,10 +27,7 @@ export type InhibitSettings = NotifySection['inhibit'];
 export type NotifySettings = Omit<NotifySection, 'channels' | 'links' | 'context'>;
 
 /**
- * `alerts` defaults the routes fall back to: `repeat_interval` in ms (Infinity: `off`, as a
- * route's own, `RouteSettings['repeat_interval']`, parses it), `send_resolved`.
+ * `alerts` defaults the routes fall back to, typed as a route's own keys are parsed:
+ * `repeat_interval` in ms (Infinity: `off`), `send_resolved`.
  */
-export interface AlertDefaults {
-  repeat_interval: number;
-  send_resolved: boolean;
-}
+export type AlertDefaults = Required<Pick<RouteSettings, 'repeat_interval' | 'send_resolved'>>;

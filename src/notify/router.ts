@@ -7,7 +7,6 @@
 import {
   compileMatchers,
   matchersFromConfig,
-  MatcherError,
   atLeast,
   type CompiledMatchers,
   type MatchableLabels,
@@ -48,11 +47,6 @@ export interface RouteTarget {
   route: ResolvedRoute;
 }
 
-/** A route that cannot be used; the message names the route and what is wrong. */
-export class RouteError extends Error {
-  override name = 'RouteError';
-}
-
 interface CompiledRoute extends ResolvedRoute {
   matches: CompiledMatchers;
   minSeverity: Severity | undefined;
@@ -68,8 +62,9 @@ export class Router {
   ) {}
 
   /**
-   * Compiles `notify.routes`. Throws {@link RouteError} for a route naming an unknown channel, or
-   * with a bad matcher.
+   * Compiles `notify.routes`, as the config checked them: its schema refuses a match the matchers
+   * cannot take (a label name, a regular expression, an empty list), and `config-references.ts` a
+   * route naming a channel or a mute window the config does not define, with its key path.
    */
   static fromSettings(
     settings: Pick<NotifySettings, 'routes' | 'group_by' | 'mute_windows'>,
@@ -77,20 +72,11 @@ export class Router {
     channelNames: readonly string[],
   ): Router {
     const windows = compileMuteWindows(settings.mute_windows);
-    const known = new Set(channelNames);
     const groupBy = settings.group_by.length > 0 ? settings.group_by : DEFAULT_GROUP_BY;
-    const routes = settings.routes.map((r, i) => compileRoute(r, i, { windows, known, groupBy, alerts }));
-    const defaultRoute: ResolvedRoute = {
-      name: 'default',
-      channels: [...channelNames],
-      repeatIntervalMs: alerts.repeat_interval,
-      sendResolved: alerts.send_resolved,
-      sendAcknowledged: undefined,
-      muteWindows: [],
-      groupBy,
-      escalation: undefined,
-    };
-    return new Router(routes, defaultRoute);
+    const ctx = { windows, groupBy, alerts };
+    const routes = settings.routes.map((r, i) => compileRoute(r, i, ctx));
+    // A route without matchers, naming every channel, with nothing of its own: the defaults.
+    return new Router(routes, resolvedRoute('default', { channels: [...channelNames] }, ctx));
   }
 
   /**
@@ -145,43 +131,36 @@ export function routeName(r: Pick<RouteSettings, 'name'>, index: number): string
   return r.name ?? `route-${index + 1}`;
 }
 
-function compileRoute(
-  r: RouteSettings,
-  index: number,
-  ctx: { windows: Map<string, MuteWindow>; known: Set<string>; groupBy: readonly string[]; alerts: AlertDefaults },
-): CompiledRoute {
-  const name = routeName(r, index);
-  const where = `notify.routes[${index}] (${name})`;
-  let matches: CompiledMatchers;
-  try {
-    matches = compileMatchers(matchersFromConfig({ match: r.match ?? {}, match_re: r.match_re ?? {} }));
-  } catch (err) {
-    if (err instanceof MatcherError) throw new RouteError(`${where}: ${err.message}`);
-    throw err;
-  }
-  for (const c of [...r.channels, ...(r.escalate_to ?? [])]) {
-    if (!ctx.known.has(c)) {
-      throw new RouteError(
-        `${where}: channel ${JSON.stringify(c)} is not defined in notify.channels (known: ${[...ctx.known].join(', ') || 'none'})`,
-      );
-    }
-  }
-  // The config refuses a route naming a mute window it does not define (`config-references.ts`).
-  const muteWindows = (r.mute_windows ?? []).map((w) => ctx.windows.get(w)!);
+/** What compiling a route needs besides the route: the mute windows and the defaults. */
+interface RouteContext {
+  windows: Map<string, MuteWindow>;
+  groupBy: readonly string[];
+  alerts: AlertDefaults;
+}
+
+function compileRoute(r: RouteSettings, index: number, ctx: RouteContext): CompiledRoute {
+  const matches = compileMatchers(matchersFromConfig({ match: r.match ?? {}, match_re: r.match_re ?? {} }));
+  return { ...resolvedRoute(routeName(r, index), r, ctx), matches, minSeverity: r.min_severity, continue: r.continue };
+}
+
+/** A route's settings with every default filled in from `ctx` (the default route gives its channels alone). */
+function resolvedRoute(
+  name: string,
+  r: Partial<RouteSettings> & Pick<RouteSettings, 'channels'>,
+  ctx: RouteContext,
+): ResolvedRoute {
   return {
     name,
     channels: [...r.channels],
     repeatIntervalMs: r.repeat_interval ?? ctx.alerts.repeat_interval,
     sendResolved: r.send_resolved ?? ctx.alerts.send_resolved,
     sendAcknowledged: r.send_acknowledged,
-    muteWindows,
+    // The config refuses a route naming a mute window it does not define (`config-references.ts`).
+    muteWindows: (r.mute_windows ?? []).map((w) => ctx.windows.get(w)!),
     groupBy: r.group_by && r.group_by.length > 0 ? r.group_by : ctx.groupBy,
     escalation:
       r.escalate_after !== undefined && r.escalate_to
         ? { afterMs: r.escalate_after, to: [...r.escalate_to] }
         : undefined,
-    matches,
-    minSeverity: r.min_severity,
-    continue: r.continue ?? false,
   };
 }

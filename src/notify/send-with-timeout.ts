@@ -4,6 +4,8 @@
  * delivery loop and `notify-test`.
  */
 import type { Clock } from '../lib/clock.js';
+import { clockTimeout } from '../lib/clock-timeout.js';
+import { raceAbort } from '../lib/race-abort.js';
 import type { Channel, Notification, SendResult } from './channels/channel.js';
 
 /** Added to a channel's own limit, so its timeout answers before ours would. */
@@ -18,6 +20,9 @@ export const SEND_MARGIN_MS = 2_000;
 export function sendLimitMs(channel: Pick<Channel, 'sendTimeoutMs'>, configuredMs: number): number {
   return channel.sendTimeoutMs > 0 ? Math.max(configuredMs, channel.sendTimeoutMs + SEND_MARGIN_MS) : configuredMs;
 }
+
+/** What the time limit of a send aborts it with, told apart from the caller's stop. */
+const TIMED_OUT = Symbol('timed out');
 
 /** Options of {@link sendWithTimeout}. */
 export interface SendOptions {
@@ -40,26 +45,19 @@ export async function sendWithTimeout(
   } catch (err) {
     return { outcome: 'permanent', reason: `cannot render the message (${errorName(err)})` };
   }
-  const { clock, signal: outer } = options;
   const timeoutMs = sendLimitMs(channel, options.timeoutMs);
-  const ac = new AbortController();
-  const onOuter = () => ac.abort(outer?.reason);
-  if (outer?.aborted) onOuter();
-  outer?.addEventListener('abort', onOuter, { once: true });
+  // One signal for the send: aborted by our time limit on the clock, or by the caller's (a stop).
+  const limit = clockTimeout(options.clock, timeoutMs, () => TIMED_OUT, options.signal);
   try {
-    return await new Promise<SendResult>((resolve) => {
-      channel.send(rendered, ac.signal).then(resolve, (err: unknown) =>
-        // The channel's own error text may carry its URL (a secret): only the error's name is kept.
-        resolve({ outcome: 'retryable', reason: `send failed (${errorName(err)})` }),
-      );
-      clock.sleep(timeoutMs, ac.signal).then(
-        () => resolve({ outcome: 'retryable', reason: `no answer within ${timeoutMs} ms` }),
-        () => resolve({ outcome: 'retryable', reason: 'stopped before an answer came' }),
-      );
-    });
+    return await raceAbort(channel.send(rendered, limit.signal), limit.signal, (why): SendResult => ({
+      outcome: 'retryable',
+      reason: why === TIMED_OUT ? `no answer within ${timeoutMs} ms` : 'stopped before an answer came',
+    }));
+  } catch (err) {
+    // The channel's own error text may carry its URL (a secret): only the error's name is kept.
+    return { outcome: 'retryable', reason: `send failed (${errorName(err)})` };
   } finally {
-    outer?.removeEventListener('abort', onOuter);
-    ac.abort();
+    limit.dispose();
   }
 }
 

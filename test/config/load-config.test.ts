@@ -191,6 +191,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /unknown channel "pager" \(known channels: console\)/,
     },
     {
+      name: 'escalation to an unknown channel',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: console, type: log }]\n  routes:\n    - { channels: [console], escalate_after: 15m, escalate_to: [pager] }\n`,
+      path: 'notify.routes[0].escalate_to[0]',
+      line: 7,
+      message: /unknown channel "pager" \(known channels: console\)/,
+    },
+    {
       name: 'route to an unknown mute window',
       yaml: `${MINIMAL}notify:\n  channels: [{ name: console, type: log }]\n  routes:\n    - { channels: [console], mute_windows: [weekend] }\n`,
       path: 'notify.routes[0].mute_windows[0]',

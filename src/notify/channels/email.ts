@@ -1,4 +1,5 @@
 import { Secret } from '../../lib/secret.js';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type {
   AlertsNotification,
   Channel,
@@ -14,6 +15,7 @@ import {
   TONES,
   type AlertsDescription,
   type EventDescription,
+  type Fact,
   type LogDescription,
 } from './describe.js';
 import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
@@ -146,12 +148,8 @@ function codeHtml(line: string): string {
   return `<code style="white-space:pre-wrap">${escapeHtml(line, Number.POSITIVE_INFINITY)}</code>`;
 }
 
-/** One fact row: label, value, and a link where the value has one. All API text, unescaped. */
-interface Row {
-  label: string;
-  value: string;
-  href?: string | null;
-}
+/** One fact row: a fact, and a link where its value has one. All API text, unescaped. */
+type Row = Fact & { href?: string | null };
 
 /**
  * Fact rows of an event: app (with its link), the platform's page of its record, then its facts as
@@ -298,17 +296,8 @@ function page(title: string, body: string): string {
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head>\n<body style="font-family:sans-serif;font-size:14px;overflow-wrap:anywhere;word-break:break-word">\n${body}\n</body></html>\n`;
 }
 
-/** What a nodemailer error carries. */
-interface SmtpError {
-  code?: string;
-  message?: string;
-  syscall?: string;
-  /** OpenSSL's words for a failed handshake ("wrong version number"). */
-  reason?: string;
-  responseCode?: number;
-  response?: string;
-  command?: string;
-}
+/** What a nodemailer error carries: its own fields, and OpenSSL's words for a failed handshake ("wrong version number"). */
+type SmtpError = Partial<SMTPConnection.SMTPError> & { reason?: string };
 
 /** "Exceeded storage allocation": the message is too big, even when said at MAIL FROM (its declared SIZE). */
 const SMTP_TOO_BIG = 552;
