@@ -268,6 +268,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /is not an accepted key: is not a label name/,
     },
     {
+      name: 'empty list in match',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: c, type: log }]\n  routes:\n    - channels: [c]\n      match: { app: [] }\n`,
+      path: 'notify.routes[0].match.app',
+      line: 8,
+      message: /must list at least one value/,
+    },
+    {
       name: 'bad time zone',
       yaml: `${MINIMAL}notify:\n  mute_windows:\n    - name: nights\n      time_zone: Europe/Atlantis\n      times: [{ start: "22:00", end: "06:00" }]\n`,
       path: 'notify.mute_windows[0].time_zone',
