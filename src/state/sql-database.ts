@@ -51,6 +51,9 @@ export interface SqlStatement<P extends unknown[] = unknown[], R = unknown> {
   raw(toggleState?: boolean): this;
 }
 
+/** The statement {@link SqlDatabase.prepare} gives for `P`: positional parameters as they are, named ones as one object. */
+export type StatementOf<P extends SqlParameters, R> = P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R>;
+
 /** A connection to one state database (see the file's comment). */
 export interface SqlDatabase {
   readonly engine: SqlEngine;
@@ -62,9 +65,7 @@ export interface SqlDatabase {
   readonly inTransaction: boolean;
 
   /** Prepares `sql`; `P` is a tuple of positional parameters, or the object of named ones. */
-  prepare<P extends SqlParameters = unknown[], R = unknown>(
-    sql: string,
-  ): P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R>;
+  prepare<P extends SqlParameters = unknown[], R = unknown>(sql: string): StatementOf<P, R>;
   /** Runs SQL text of one or more statements, without parameters (migrations). */
   exec(sql: string): void;
   /**

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText } from '../lib/error-text.js';
-import type { SqlDatabase, SqlParameters, SqlStatement } from './sql-database.js';
+import type { SqlDatabase, SqlParameters, StatementOf } from './sql-database.js';
 import { StoreError, type StoreErrorCause } from './store-error.js';
 
 /** Options of {@link SqliteDatabase.open}. */
@@ -96,9 +96,7 @@ export class SqliteDatabase implements SqlDatabase {
     return this.handle.inTransaction;
   }
 
-  prepare<P extends SqlParameters = unknown[], R = unknown>(
-    sql: string,
-  ): P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R> {
+  prepare<P extends SqlParameters = unknown[], R = unknown>(sql: string): StatementOf<P, R> {
     return this.handle.prepare<P, R>(sql);
   }
 
