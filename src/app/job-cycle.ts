@@ -26,12 +26,12 @@ import {
   extraReadsFor,
   relevanceFor,
   reportingChecks,
-  subjectKey,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
 } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
+import { subjectKey } from '../lib/alert-vocabulary.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../lib/metrics.js';
 import { describeError, permissionDenial } from '../api/describe-error.js';
@@ -241,9 +241,7 @@ export async function runJobCycle(
       relevance: relevanceFor(
         deps.detectorOptions,
         now,
-        new Set(
-          openSubjects.flatMap(({ subject }) => (subject.id === undefined ? [] : subjectKey(subject.type, subject.id))),
-        ),
+        new Set(openSubjects.map(({ subject }) => subjectKey(subject))),
       ),
       extraReads: extraReadsFor(deps.detectorOptions),
       quarantine,
