@@ -348,7 +348,7 @@ function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTal
 /** Says what the resolve guard decided: in the log when it held or let go, always in the gauge. */
 function reportResolveGuard(deps: CycleDeps, log: Logger, r: ResolveGuardReport): void {
   deps.metrics.resolutionsHeld.set({ source: r.job }, r.decision.hold ? r.resolving : 0);
-  const confirm = deps.lifecycle.resolveGuard?.confirmCycles;
+  const confirm = deps.lifecycle.resolveGuard?.confirm_cycles;
   if (r.decision.reason === 'too many at once') {
     log.warn(
       { resolving: r.resolving, firing: r.firing, suspectCycles: r.decision.suspectCycles, confirmCycles: confirm },
