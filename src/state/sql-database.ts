@@ -82,7 +82,11 @@ export interface SqlDatabase {
   reclaimSpace(): number;
   /** Makes what is committed durable and self-contained at rest (SQLite folds its WAL back into the file). */
   checkpoint(): void;
-  /** A storage fault of this engine (disk full, locked, unreachable…) as a {@link StoreError}; undefined for any other error. */
+  /**
+   * A storage fault of this engine (disk full, locked, unreachable…) as a {@link StoreError};
+   * undefined for any other error. A StoreError already comes back as it is, or as undefined, so
+   * `storeError(err) ?? err` throws it unchanged.
+   */
   storeError(err: unknown, action: string): StoreError | undefined;
   /** Closes the connection; calling it twice is harmless. */
   close(): void;

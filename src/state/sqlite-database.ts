@@ -62,7 +62,6 @@ export class SqliteDatabase implements SqlDatabase {
       if (!inMemory) restrictSidecars(resolved);
     } catch (err) {
       handle?.close();
-      if (err instanceof StoreError) throw err;
       throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
     }
     const stat = inMemory ? undefined : fs.statSync(resolved);
