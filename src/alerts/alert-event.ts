@@ -32,10 +32,7 @@ export function isAcknowledgementKind(kind: AlertEventKind): boolean {
  * Where an acknowledgement was given (or given back): here (the console, the CLI, Slack's buttons),
  * or in the on-call tool that pages for the alert (its webhook, `src/interactions/on-call-webhook.ts`).
  */
-export const ACKNOWLEDGE_SURFACES = ['console', 'cli', 'slack', 'pagerduty', 'opsgenie'] as const;
-
-/** One of {@link ACKNOWLEDGE_SURFACES}. */
-export type AcknowledgeSurface = (typeof ACKNOWLEDGE_SURFACES)[number];
+export type AcknowledgeSurface = 'console' | 'cli' | 'slack' | 'pagerduty' | 'opsgenie';
 
 /**
  * Who acknowledged an alert (or gave it back), through which surface, when (ISO 8601) and why, as

@@ -8,7 +8,7 @@ import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { AlertRow } from './alert-store.js';
 
-/** The rules' knobs, from `alerts.*` in the config. */
+/** The rules' knobs, from `alerts.*` in the config (whose schema refuses a `for` below 1 and a 0s interval). */
 export interface LifecycleOptions {
   /** Consecutive complete snapshots a finding must appear in before it fires; 1 fires at once. */
   forCycles: number;
@@ -126,14 +126,4 @@ export function decide(
   }
   if (!cyclesDone) return { action: 'pend', reason: `seen ${seen} of ${options.forCycles} cycles` };
   return { action: 'pend', reason: `held ${formatDuration(held, 'seconds')} of ${formatDuration(hold, 'seconds')}` };
-}
-
-/** Throws a RangeError naming the bad knob; the config schema should already prevent these. */
-export function checkLifecycleOptions(options: LifecycleOptions): void {
-  if (!Number.isInteger(options.forCycles) || options.forCycles < 1) {
-    throw new RangeError(`alerts.for must be a whole number of cycles >= 1, got ${options.forCycles}`);
-  }
-  if (!(options.repeatIntervalMs > 0)) {
-    throw new RangeError(`alerts.repeat_interval must be > 0 ms, got ${options.repeatIntervalMs}`);
-  }
 }

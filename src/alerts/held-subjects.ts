@@ -4,9 +4,9 @@
  * access_denied; held, not resolved"). An alert held is neither resolved nor dropped: the record
  * may still be failing, only unreadable this cycle. No detector needs to know.
  */
-import type { Fact, Subject } from '../lib/alert-vocabulary.js';
+import { subjectKey, type Fact, type Subject } from '../lib/alert-vocabulary.js';
 
-/** Subject key (`run:42`, or `url:*` for every URL when a record's id could not be read) → note. */
+/** Subject key (`subjectKey`: `run:42`, or `url:*` for every URL when a record's id could not be read) → note. */
 export type HeldSubjects = ReadonlyMap<string, HeldNote>;
 
 /**
@@ -24,11 +24,6 @@ const HELD_LABEL = 'Held';
 
 /** The detail key a held alert carries its {@link HeldReason} under: state, never shown as a fact or sent. */
 export const HELD_REASON_DETAIL = 'held_reason';
-
-/** The key of a subject in {@link HeldSubjects}: `type:id`, or `type:*` for every subject of a type. */
-export function subjectKey(subject: Subject): string {
-  return `${subject.type}:${subject.id ?? '*'}`;
-}
 
 /** The note of a held subject, or undefined when the alert's subject is not held. */
 export function heldNote(held: HeldSubjects | undefined, subject: Subject | null | undefined): HeldNote | undefined {

@@ -25,7 +25,7 @@ import {
 } from './alert-store.js';
 import { UNDERWAY_SINCE, type Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
-import { checkLifecycleOptions, decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
+import { decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
 import type { FoldedFinding } from '../detectors/detector-result.js';
 import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
 import { heldNote, withHeldNote, type HeldSubjects } from './held-subjects.js';
@@ -117,7 +117,6 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       'applyFindings must run inside store.transaction(...) so alert state, events and outbox rows commit together',
     );
   }
-  checkLifecycleOptions(options);
   const { job, now } = input;
   const open = alerts.openByJob(job);
   // Open under another job: asked once for all new fingerprints, so no new alert waits on a read.

@@ -21,12 +21,11 @@ export interface LabelMatcher {
 /** The labels a matcher looks at; `Labels` from a finding fits. Missing and undefined equal "". */
 export type MatchableLabels = Readonly<Record<string, string | undefined>>;
 
-/** A matcher or a config match block that cannot be used; the message names the culprit. */
+/** A matcher that cannot be used; the message names the culprit. */
 export class MatcherError extends Error {
   override name = 'MatcherError';
 }
 
-const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // Longest operators first so `=~` is not read as `=` followed by a value starting with `~`.
 const MATCHER_TEXT = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!~|!=|=)\s*(.*?)\s*$/s;
 
@@ -101,28 +100,19 @@ export interface MatchConfig {
 
 /**
  * Turns a config match block into matchers. A list value becomes one anchored regex of escaped
- * alternatives, so every consumer sees plain matchers. Throws {@link MatcherError} for a bad label
- * name, an empty list (which could never match) or an invalid regex, naming the key.
+ * alternatives, so every consumer sees plain matchers. The block comes from the parsed config,
+ * whose schema (`schema-blocks.ts`) has refused a bad label name, an empty list and a regex RE2
+ * does not take, each at its key path.
  */
 export function matchersFromConfig(config: MatchConfig): LabelMatcher[] {
-  const out: LabelMatcher[] = [];
-  for (const [name, value] of Object.entries(config.match ?? {})) {
-    checkName(name, 'match');
+  const equal = Object.entries(config.match ?? {}).map(([name, value]): LabelMatcher => {
     const values = typeof value === 'string' ? [value] : value;
-    if (values.length === 0) {
-      throw new MatcherError(`match.${name}: an empty list matches nothing; give at least one value or drop the key`);
-    }
     // One value is an equality; several, a regex of them all.
     const one = values.length === 1;
-    out.push({ name, op: one ? '=' : '=~', value: one ? values[0]! : values.map(escapeRegex).join('|') });
-  }
-  for (const [name, value] of Object.entries(config.match_re ?? {})) {
-    checkName(name, 'match_re');
-    const matcher: LabelMatcher = { name, op: '=~', value };
-    compileOne(matcher, `match_re.${name}`);
-    out.push(matcher);
-  }
-  return out;
+    return { name, op: one ? '=' : '=~', value: one ? values[0]! : values.map(escapeRegex).join('|') };
+  });
+  const re = Object.entries(config.match_re ?? {}).map(([name, value]): LabelMatcher => ({ name, op: '=~', value }));
+  return [...equal, ...re];
 }
 
 /** A matcher set compiled once (regexes built), for hot paths such as routing every event. */
@@ -164,14 +154,6 @@ function compileOne(matcher: LabelMatcher, where: string): CompiledMatchers {
     }
     default:
       throw new MatcherError(`invalid matcher ${JSON.stringify(where)}: unknown operator ${JSON.stringify(op)}`);
-  }
-}
-
-function checkName(name: string, block: string): void {
-  if (!LABEL_NAME.test(name)) {
-    throw new MatcherError(
-      `${block}: ${JSON.stringify(name)} is not a label name (letters, digits and _, not starting with a digit)`,
-    );
   }
 }
 

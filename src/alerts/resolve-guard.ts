@@ -6,21 +6,19 @@
  * misrouted proxy, a bug on its side) would resolve every open alert of the job at once, and tell
  * everyone that problems are over that nobody fixed. So when one cycle would resolve many of a
  * job's firing alerts at once, it resolves none of them until the same thing is seen on
- * `confirmCycles` consecutive complete cycles: a real mass fix is announced one cycle or so late;
+ * `confirm_cycles` consecutive complete cycles: a real mass fix is announced one cycle or so late;
  * a bad answer is never announced at all.
  *
  * Pure: the lifecycle keeps the count of consecutive suspect cycles in the state and asks here.
  */
+import type { Config } from '../config/load-config.js';
 
-/** `alerts.resolve_guard` of the config. */
-export interface ResolveGuardOptions {
-  /** A cycle is suspect only when it would resolve at least this many alerts. */
-  minAlerts: number;
-  /** …and more than this share (0..1) of the job's firing alerts. */
-  maxShare: number;
-  /** Consecutive suspect cycles, this one included, after which the resolutions go ahead. */
-  confirmCycles: number;
-}
+/**
+ * `alerts.resolve_guard` of the config, as parsed: a cycle is suspect when it would resolve at
+ * least `min_alerts` and more than `max_share` of the job's firing alerts; after `confirm_cycles`
+ * consecutive suspect cycles, this one included, the resolutions go ahead.
+ */
+export type ResolveGuardOptions = Config['alerts']['resolve_guard'];
 
 /** What one cycle of one job would resolve. */
 export interface ResolveGuardInput {
@@ -40,10 +38,10 @@ export type ResolveGuardDecision =
 
 /** Decides whether this cycle's resolutions go ahead. */
 export function guardResolutions(input: ResolveGuardInput, options: ResolveGuardOptions): ResolveGuardDecision {
-  const suspect = input.resolving >= options.minAlerts && input.resolving > options.maxShare * input.firing;
+  const suspect = input.resolving >= options.min_alerts && input.resolving > options.max_share * input.firing;
   if (!suspect) return { hold: false, suspectCycles: 0, reason: 'plausible' };
   const cycles = input.suspectBefore + 1;
-  if (cycles >= options.confirmCycles)
+  if (cycles >= options.confirm_cycles)
     return { hold: false, suspectCycles: 0, reason: 'confirmed', confirmedAfter: cycles };
   return { hold: true, suspectCycles: cycles, reason: 'too many at once' };
 }

@@ -11,7 +11,7 @@ import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';
 import { getOrAdd } from '../lib/get-or-add.js';
 import type { HeldSubjects } from './held-subjects.js';
-import { subjectKey } from './held-subjects.js';
+import { subjectKey } from '../lib/alert-vocabulary.js';
 
 /** How each reason reads in a sentence. */
 const REASON_TEXT: Readonly<Record<QuarantineReason, string>> = {

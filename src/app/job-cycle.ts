@@ -26,12 +26,12 @@ import {
   extraReadsFor,
   relevanceFor,
   reportingChecks,
-  subjectKey,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
 } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
+import { subjectKey } from '../lib/alert-vocabulary.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../lib/metrics.js';
 import { describeError, permissionDenial } from '../api/describe-error.js';
@@ -241,9 +241,7 @@ export async function runJobCycle(
       relevance: relevanceFor(
         deps.detectorOptions,
         now,
-        new Set(
-          openSubjects.flatMap(({ subject }) => (subject.id === undefined ? [] : subjectKey(subject.type, subject.id))),
-        ),
+        new Set(openSubjects.map(({ subject }) => subjectKey(subject))),
       ),
       extraReads: extraReadsFor(deps.detectorOptions),
       quarantine,
@@ -350,7 +348,7 @@ function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTal
 /** Says what the resolve guard decided: in the log when it held or let go, always in the gauge. */
 function reportResolveGuard(deps: CycleDeps, log: Logger, r: ResolveGuardReport): void {
   deps.metrics.resolutionsHeld.set({ source: r.job }, r.decision.hold ? r.resolving : 0);
-  const confirm = deps.lifecycle.resolveGuard?.confirmCycles;
+  const confirm = deps.lifecycle.resolveGuard?.confirm_cycles;
   if (r.decision.reason === 'too many at once') {
     log.warn(
       { resolving: r.resolving, firing: r.firing, suspectCycles: r.decision.suspectCycles, confirmCycles: confirm },

@@ -194,11 +194,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation) {
         // The notify router drops the repeats a route does not want yet; the lifecycle must repeat
         // at least as often as the most eager route.
         repeatIntervalMs: Math.min(config.alerts.repeat_interval, notifier.lifecycleRepeatIntervalMs),
-        resolveGuard: {
-          minAlerts: config.alerts.resolve_guard.min_alerts,
-          maxShare: config.alerts.resolve_guard.max_share,
-          confirmCycles: config.alerts.resolve_guard.confirm_cycles,
-        },
+        resolveGuard: config.alerts.resolve_guard,
       },
       namespaces: sharedNamespaces(client, config, clock, base.hardStop),
       disabled: new Map(),

@@ -6,13 +6,8 @@
  */
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { covers } from '../alerts/lifecycle.js';
-import {
-  HELD_DETAIL,
-  HELD_REASON_DETAIL,
-  subjectKey,
-  type HeldNote,
-  type HeldSubjects,
-} from '../alerts/held-subjects.js';
+import { HELD_DETAIL, HELD_REASON_DETAIL, type HeldNote, type HeldSubjects } from '../alerts/held-subjects.js';
+import { subjectKey } from '../lib/alert-vocabulary.js';
 import {
   appKey,
   findVanishedApps,

@@ -370,6 +370,3 @@ export const configSchema = z.strictObject({
 
 /** What {@link configSchema} parses to, before `token_file` is read and paths are resolved. */
 export type ParsedConfig = z.output<typeof configSchema>;
-
-/** One remediation policy (discriminated on `action`). */
-export type PolicyConfig = ParsedConfig['remediation']['policies'][number];

@@ -4,16 +4,15 @@
  */
 import { z } from 'zod';
 import { Secret } from '../lib/secret.js';
+import { valueAt } from '../lib/value-at.js';
 import { nonEmptySchema } from './schema-blocks.js';
 
 /**
- * Every {@link Secret} in a parsed config (or any part of one), each once: what text from outside
- * is scrubbed of, whichever secret it happens to echo.
+ * Every {@link Secret} in a parsed config (or any part of one), each once: the values at its
+ * {@link secretPaths}, what text from outside is scrubbed of, whichever secret it happens to echo.
  */
 export function secretsIn(value: unknown): Secret[] {
-  const found = new Set<Secret>();
-  rebuilt(value, (part) => (part instanceof Secret ? found.add(part) : undefined));
-  return [...found];
+  return [...new Set(secretPaths(value).map((p) => valueAt(value, p) as Secret))];
 }
 
 /** The key path of every {@link Secret} in a parsed config (or any part of one), in document order. */

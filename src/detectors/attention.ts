@@ -51,7 +51,7 @@ import { checkConfig, wordListSchema } from '../config/check-config.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import { defineCheck } from './define-check.js';
-import type { OpenSubject } from '../lib/alert-vocabulary.js';
+import { subjectKey, type OpenSubject } from '../lib/alert-vocabulary.js';
 import { durationSchema } from '../config/duration.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';
@@ -177,7 +177,7 @@ function reportedRecords(reported: readonly OpenSubject[] | undefined): Map<stri
   const out = new Map<string, string>();
   for (const { check, subject } of reported ?? []) {
     if (subject.id === undefined || check === 'attention') continue;
-    const key = `${subject.type}:${subject.id}`;
+    const key = subjectKey(subject);
     if (!out.has(key)) out.set(key, `${check} (${subject.type} ${subject.id})`);
   }
   return out;

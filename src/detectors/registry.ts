@@ -35,6 +35,7 @@ import { present, type Presentation } from './presentation.js';
 import { repositoryChecksCheck } from './repository-checks.js';
 import { restorePointsCheck } from './restore-points.js';
 import type { RunContextAsk } from './run-context.js';
+import { subjectKey } from '../lib/alert-vocabulary.js';
 import { serversCheck } from './server-state.js';
 import { stuckRunsCheck } from './stuck-runs.js';
 import { upgradesCheck } from './upgrades.js';
@@ -206,21 +207,16 @@ const BULK_JOBS: readonly SnapshotJob[] = [...new Set(CHECKS.filter((c) => c.rel
 
 /** The subject id of a record of each bulk read: what an open alert about it names. */
 const BULK_SUBJECTS: { readonly [J in BulkJob]: (record: BulkRecords[J]) => string[] } = {
-  urls: (url) => [subjectKey('url', url.id)],
-  maintenance: ({ app }) => [subjectKey('app', app.id)],
+  urls: (url) => [subjectKey({ type: 'url', id: url.id })],
+  maintenance: ({ app }) => [subjectKey({ type: 'app', id: app.id })],
   // An app's backup alerts are about the app, or about one of the backups read of it.
   backups: ({ app, seen }) => [
-    subjectKey('app', app.id),
+    subjectKey({ type: 'app', id: app.id }),
     ...[seen?.newest, seen?.finished, seen?.good, ...(seen?.previous ?? [])].flatMap((b) =>
-      b ? [subjectKey('backup', b.id)] : [],
+      b ? [subjectKey({ type: 'backup', id: b.id })] : [],
     ),
   ],
 };
-
-/** An open alert's subject as {@link relevanceFor} matches it: its type and id ("backup:77"). */
-export function subjectKey(type: string, id: number): string {
-  return `${type}:${id}`;
-}
 
 /**
  * The records of bulk reads that an enabled check could find a problem in, at `now` (the time the

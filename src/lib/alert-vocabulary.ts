@@ -32,6 +32,15 @@ export interface Subject {
   id?: number;
 }
 
+/**
+ * A subject as one string, `type:id` (`run:42`), or `type:*` for every subject of a type: how an
+ * open alert's subject is matched with a record of a bulk read (`relevanceFor`) and with a record
+ * a read set aside (`HeldSubjects`).
+ */
+export function subjectKey(subject: Subject): string {
+  return `${subject.type}:${subject.id ?? '*'}`;
+}
+
 /** What an open alert is about (a job's, handed to its collectors and detectors): the record a collector may need to read again. */
 export interface OpenSubject {
   /** The alert's check (`failed_runs`, …): a collector re-reads the subjects of the checks it follows. */

@@ -50,10 +50,11 @@ const weekdaySchema = z
 const severitySchema = z.enum(['info', 'warning', 'critical']);
 
 /**
- * How often a still-firing alert is re-sent: a duration, or `off` for never, which parses to
- * Infinity (not null) so the notify stage compares it like any other interval.
+ * How often a still-firing alert is re-sent: a duration above 0s (0s would re-send it every cycle),
+ * or `off` for never, which parses to Infinity (not null) so the notify stage compares it like any
+ * other interval.
  */
-export const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity), durationSchema], {
+export const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity), positiveDurationSchema], {
   error: `must be "off" or ${DURATION_HINT}`,
 });
 

@@ -5,9 +5,9 @@
  */
 import type { AlertRow } from '../alerts/alert-store.js';
 import { compileMatchers, matchersFromConfig, type CompiledMatchers } from '../alerts/matchers.js';
-import type { ParsedConfig, PolicyConfig } from '../config/config-schema.js';
+import type { ParsedConfig } from '../config/config-schema.js';
 import type { ActionSkipReason, ActionTarget, RemediationAction } from './actions/action.js';
-import { actionOf } from './actions/registry.js';
+import { actionOf, type PolicyConfig } from './actions/registry.js';
 import type { SuspensionScope } from './suspension.js';
 
 /** The `remediation` section of the config, as its schema parses it. */

@@ -21,7 +21,7 @@ import { LIMIT_CODE, PostgresChannel } from './postgres-channel.js';
 import { postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders, type PostgresPlaceholders } from './postgres-placeholders.js';
 import type { PostgresAsk, PostgresExec, PostgresQuery, PostgresReply } from './postgres-worker.js';
-import type { SqlDatabase, SqlParameters, SqlRunResult, SqlStatement } from './sql-database.js';
+import type { SqlDatabase, SqlParameters, SqlRunResult, SqlStatement, StatementOf } from './sql-database.js';
 import { StoreError } from './store-error.js';
 
 /** Options of {@link PostgresDatabase.open}. */
@@ -120,13 +120,9 @@ export class PostgresDatabase implements SqlDatabase {
     return this.#depth > 0;
   }
 
-  prepare<P extends SqlParameters = unknown[], R = unknown>(
-    sql: string,
-  ): P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R> {
+  prepare<P extends SqlParameters = unknown[], R = unknown>(sql: string): StatementOf<P, R> {
     this.#requireOpen();
-    return new PostgresStatement(this, postgresPlaceholders(sql)) as unknown as P extends unknown[]
-      ? SqlStatement<P, R>
-      : SqlStatement<[P], R>;
+    return new PostgresStatement(this, postgresPlaceholders(sql)) as unknown as StatementOf<P, R>;
   }
 
   exec(sql: string): void {

@@ -1,4 +1,4 @@
-import type { SqlDatabase, SqlParameters, SqlStatement } from './sql-database.js';
+import type { SqlDatabase, SqlParameters, SqlStatement, StatementOf } from './sql-database.js';
 
 declare const statementTypes: unique symbol;
 
@@ -17,11 +17,7 @@ export function sql<P extends SqlParameters = unknown[], R = unknown>(text: stri
 
 /** The statement each {@link TypedSql} of a table prepares to, typed as its text says. */
 export type Prepared<T> = {
-  [K in keyof T]: T[K] extends TypedSql<infer P, infer R>
-    ? P extends unknown[]
-      ? SqlStatement<P, R>
-      : SqlStatement<[P], R>
-    : never;
+  [K in keyof T]: T[K] extends TypedSql<infer P, infer R> ? StatementOf<P, R> : never;
 };
 
 /**

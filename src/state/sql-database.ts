@@ -51,6 +51,9 @@ export interface SqlStatement<P extends unknown[] = unknown[], R = unknown> {
   raw(toggleState?: boolean): this;
 }
 
+/** The statement {@link SqlDatabase.prepare} gives for `P`: positional parameters as they are, named ones as one object. */
+export type StatementOf<P extends SqlParameters, R> = P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R>;
+
 /** A connection to one state database (see the file's comment). */
 export interface SqlDatabase {
   readonly engine: SqlEngine;
@@ -62,9 +65,7 @@ export interface SqlDatabase {
   readonly inTransaction: boolean;
 
   /** Prepares `sql`; `P` is a tuple of positional parameters, or the object of named ones. */
-  prepare<P extends SqlParameters = unknown[], R = unknown>(
-    sql: string,
-  ): P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R>;
+  prepare<P extends SqlParameters = unknown[], R = unknown>(sql: string): StatementOf<P, R>;
   /** Runs SQL text of one or more statements, without parameters (migrations). */
   exec(sql: string): void;
   /**
@@ -81,7 +82,11 @@ export interface SqlDatabase {
   reclaimSpace(): number;
   /** Makes what is committed durable and self-contained at rest (SQLite folds its WAL back into the file). */
   checkpoint(): void;
-  /** A storage fault of this engine (disk full, locked, unreachable…) as a {@link StoreError}; undefined for any other error. */
+  /**
+   * A storage fault of this engine (disk full, locked, unreachable…) as a {@link StoreError};
+   * undefined for any other error. A StoreError already comes back as it is, or as undefined, so
+   * `storeError(err) ?? err` throws it unchanged.
+   */
   storeError(err: unknown, action: string): StoreError | undefined;
   /** Closes the connection; calling it twice is harmless. */
   close(): void;

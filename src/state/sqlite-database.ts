@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText } from '../lib/error-text.js';
-import type { SqlDatabase, SqlParameters, SqlStatement } from './sql-database.js';
+import type { SqlDatabase, SqlParameters, StatementOf } from './sql-database.js';
 import { StoreError, type StoreErrorCause } from './store-error.js';
 
 /** Options of {@link SqliteDatabase.open}. */
@@ -62,7 +62,6 @@ export class SqliteDatabase implements SqlDatabase {
       if (!inMemory) restrictSidecars(resolved);
     } catch (err) {
       handle?.close();
-      if (err instanceof StoreError) throw err;
       throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
     }
     const stat = inMemory ? undefined : fs.statSync(resolved);
@@ -96,9 +95,7 @@ export class SqliteDatabase implements SqlDatabase {
     return this.handle.inTransaction;
   }
 
-  prepare<P extends SqlParameters = unknown[], R = unknown>(
-    sql: string,
-  ): P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R> {
+  prepare<P extends SqlParameters = unknown[], R = unknown>(sql: string): StatementOf<P, R> {
     return this.handle.prepare<P, R>(sql);
   }
 

@@ -163,7 +163,6 @@ export class Store {
       migrate(store, options);
     } catch (err) {
       db.close();
-      if (err instanceof StoreError) throw err;
       throw db.storeError(err, 'cannot open') ?? err;
     }
     return store;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertRow, AlertStatus } from '../../src/alerts/alert-store.js';
-import { checkLifecycleOptions, decide, type Decision } from '../../src/alerts/decide.js';
+import { decide, type Decision } from '../../src/alerts/decide.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { finding, HOUR, MINUTE } from './fixtures.js';
 
@@ -346,20 +346,5 @@ describe('decide', () => {
     ['rose, told at worst info', 'info', 'warning', { action: 'escalate', reason: 'severity rose info→warning' }],
   ])('firing at info after a fall, %s', (_name, told, now, expected) => {
     expect(decide(row('firing', { severity: 'info' }), present(now), T0 + MINUTE, OPTIONS_4H, told)).toEqual(expected);
-  });
-});
-
-describe('checkLifecycleOptions', () => {
-  it.each([
-    [{ forCycles: 0, repeatIntervalMs: HOUR }, /alerts\.for must be a whole number of cycles >= 1, got 0/],
-    [{ forCycles: 1.5, repeatIntervalMs: HOUR }, /alerts\.for/],
-    [{ forCycles: 1, repeatIntervalMs: 0 }, /alerts\.repeat_interval must be > 0 ms, got 0/],
-    [{ forCycles: 1, repeatIntervalMs: Number.NaN }, /alerts\.repeat_interval/],
-  ])('rejects %j', (options, message) => {
-    expect(() => checkLifecycleOptions(options)).toThrow(message);
-  });
-
-  it('accepts Infinity as "never repeat"', () => {
-    expect(() => checkLifecycleOptions({ forCycles: 2, repeatIntervalMs: Infinity })).not.toThrow();
   });
 });

@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alertStoreOf } from '../../src/alerts/alert-store.js';
-import { heldNote, shownDetails, subjectKey, withHeldNote, type HeldSubjects } from '../../src/alerts/held-subjects.js';
+import { heldNote, shownDetails, withHeldNote, type HeldSubjects } from '../../src/alerts/held-subjects.js';
+import { subjectKey } from '../../src/lib/alert-vocabulary.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { ManualClock } from '../helpers/manual-clock.js';

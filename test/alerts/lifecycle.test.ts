@@ -485,7 +485,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
     const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
     const guarded = (reports: ResolveGuardReport[]): ApplyOptions => ({
       ...OPTIONS,
-      resolveGuard: { minAlerts: 5, maxShare: 0.5, confirmCycles: 2 },
+      resolveGuard: { min_alerts: 5, max_share: 0.5, confirm_cycles: 2 },
       onResolveGuard: (r) => reports.push(r),
     });
 

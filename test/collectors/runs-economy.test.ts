@@ -15,7 +15,8 @@ import { RunsMemory } from '../../src/collectors/runs-memory.js';
 import { LABELS_MAX_AGE_MS, SharedApps } from '../../src/collectors/shared-apps.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/lib/secret.js';
-import { detectorOptionsFromConfig, relevanceFor, runDetectors, subjectKey } from '../../src/detectors/registry.js';
+import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
+import { subjectKey } from '../../src/lib/alert-vocabulary.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 
 const MINUTE = 60_000;
@@ -54,13 +55,7 @@ function ctx(memory?: RunsMemory, sharedApps?: SharedApps, openSubjects: Collect
     now,
     concurrency: 4,
     logger: silentLogger,
-    relevance: relevanceFor(
-      options,
-      now,
-      new Set(
-        openSubjects.flatMap((o) => (o.subject.id === undefined ? [] : [subjectKey(o.subject.type, o.subject.id)])),
-      ),
-    ),
+    relevance: relevanceFor(options, now, new Set(openSubjects.map((o) => subjectKey(o.subject)))),
     openSubjects,
     ...(memory && { runsMemory: memory }),
     ...(sharedApps && { sharedApps }),

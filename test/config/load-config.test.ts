@@ -275,6 +275,27 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /is not an accepted key: is not a label name/,
     },
     {
+      name: 'empty list in match',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: c, type: log }]\n  routes:\n    - channels: [c]\n      match: { app: [] }\n`,
+      path: 'notify.routes[0].match.app',
+      line: 8,
+      message: /must list at least one value/,
+    },
+    {
+      name: 'a repeat interval of 0s (it would repeat every cycle)',
+      yaml: `${MINIMAL}alerts:\n  repeat_interval: 0s\n`,
+      path: 'alerts.repeat_interval',
+      line: 5,
+      message: /must be longer than 0s/,
+    },
+    {
+      name: 'alerts.for of 0 cycles',
+      yaml: `${MINIMAL}alerts:\n  for: 0\n`,
+      path: 'alerts.for',
+      line: 5,
+      message: /must be at least 1/,
+    },
+    {
       name: 'bad time zone',
       yaml: `${MINIMAL}notify:\n  mute_windows:\n    - name: nights\n      time_zone: Europe/Atlantis\n      times: [{ start: "22:00", end: "06:00" }]\n`,
       path: 'notify.mute_windows[0].time_zone',

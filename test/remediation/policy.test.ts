@@ -1,8 +1,7 @@
 /** Policy evaluation as a table: which alerts a policy covers, and each named reason not to act. */
 import { describe, expect, it } from 'vitest';
 import type { AlertRow } from '../../src/alerts/alert-store.js';
-import type { PolicyConfig } from '../../src/config/config-schema.js';
-import { policyConfigSchema } from '../../src/remediation/actions/registry.js';
+import { policyConfigSchema, type PolicyConfig } from '../../src/remediation/actions/registry.js';
 import {
   compilePolicies,
   decidePolicy,
