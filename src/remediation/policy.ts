@@ -91,20 +91,13 @@ export interface DecisionContext {
   silenced?: boolean;
 }
 
-/** A policy that cannot be used; the message names it. */
-export class PolicyError extends Error {
-  override name = 'PolicyError';
-}
-
-/** Compiles the configured policies (matchers, production guard, dry run). Throws {@link PolicyError}. */
+/**
+ * Compiles the configured policies (matchers, production guard, dry run). Their matchers compile:
+ * the config's schema has refused a regex RE2 does not take, at its key path.
+ */
 export function compilePolicies(settings: Pick<RemediationSettings, 'dry_run' | 'policies'>): CompiledPolicy[] {
   return settings.policies.map((config) => {
-    let matches: CompiledMatchers;
-    try {
-      matches = compileMatchers(matchersFromConfig({ match: config.match, match_re: config.match_re }));
-    } catch (err) {
-      throw new PolicyError(`remediation policy ${config.name}: ${(err as Error).message}`);
-    }
+    const matches = compileMatchers(matchersFromConfig({ match: config.match, match_re: config.match_re }));
     const env = config.match.environment_type;
     const namesProduction = env === 'production' || (Array.isArray(env) && env.includes('production'));
     return { config, action: actionOf(config), matches, namesProduction, dryRun: config.dry_run ?? settings.dry_run };

@@ -85,7 +85,6 @@ export class Remediator implements CycleStage {
    */
   readonly runDetailWanted: ((labels: MatchableLabels) => boolean) | undefined;
 
-  /** Throws `PolicyError` for a policy whose matchers cannot be used. */
   constructor(parts: RemediationParts) {
     const { config, store, clock, notifier } = parts;
     const settings = config.remediation;
