@@ -278,6 +278,21 @@ describe('refusals and rate limits, as every channel', () => {
     },
   );
 
+  it('a revoked bot token pauses the whole channel: Slack is asked once a round, not once per message', async () => {
+    const harness = open({ bot_token: 'xoxb-revoked-token-value' });
+    // Three groups: three living messages due in one round.
+    harness.cycle('runs', [
+      finding('shop'),
+      finding('crm', { check: 'stuck_runs' }),
+      finding('erp', { check: 'servers' }),
+    ]);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 0, failed: 1, waiting: 3 });
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
+    harness.clock.advance(10 * SECOND);
+    await harness.notifier.deliverDue();
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
+  });
+
   it('missing_scope names the scope Slack says is needed', async () => {
     const harness = open();
     slack.failNext('chat.postMessage', 'missing_scope', {
