@@ -383,3 +383,20 @@ describe('seams for the interactions', () => {
     expect(await channel.refresh('failed_runs/nothing')).toMatchObject({ outcome: 'permanent' });
   });
 });
+
+describe('a click shown while Slack refuses the update', () => {
+  it('keeps its note: the next update of the message shows what was done', async () => {
+    const harness = open();
+    const parent = await postFirst(harness);
+    const channel = harness.channels.get('ops-app') as SlackAppChannel;
+    slack.rateLimitNext('chat.update', 30);
+    expect(await channel.refresh('failed_runs/shop', 'Silenced for 4h by bob (U0BOB) in Slack')).toMatchObject({
+      outcome: 'retryable',
+    });
+    harness.clock.advance(MINUTE);
+    harness.cycle('runs', [finding('shop'), finding('crm')]);
+    await harness.notifier.deliverDue();
+    expect(shown(parent)).toContain('Problem crm');
+    expect(shown(parent)).toContain('Silenced for 4h by bob (U0BOB) in Slack');
+  });
+});

@@ -159,7 +159,10 @@ export class LivingMessages {
     return this.#exclusive(async () => {
       const link = this.o.links?.forAlert(this.o.name, fingerprint);
       if (!link) return { outcome: 'permanent', reason: 'no living message shows this alert' };
-      const shown = await this.#showAgain(link, note);
+      // Kept before Slack is asked: an update refused or rate limited leaves it for the next to show.
+      const noted = note === undefined ? link : { ...link, notes: [...link.notes, note] };
+      if (note !== undefined) this.o.links!.save(link.id, noted, this.o.clock.now());
+      const shown = await this.#showAgain(noted, undefined);
       return shown ? { outcome: 'ok' } : { outcome: 'permanent', reason: 'its message is gone from Slack' };
     });
   }
