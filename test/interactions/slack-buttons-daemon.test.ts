@@ -308,6 +308,13 @@ describe('clicks over HTTP', () => {
     const taken = await slack.clickOverHttp(url, SIGNING_SECRET, spec, { timestamp: nowSeconds - 4 * 60 });
     expect(taken.status).toBe(200);
     expect((await taken.click.answer).text).toMatch(/^Acknowledged by alice/);
+    // A value this version did not make (edited by hand, or an older release's): answered, nothing done.
+    for (const value of ['silence_3650d:1a2b3c4d', "acknowledge:1' OR 1=1; --", 'acknowledge:<!channel>']) {
+      const edited = await slack.clickOverHttp(url, SIGNING_SECRET, { ...spec, value });
+      expect(edited.status).toBe(200);
+      expect((await edited.click.answer).text).toMatch(/^That button is not one this deploy-watchdog knows/);
+    }
+    expect(listSilences(wd!.store, { now: clock.now() })).toEqual([]);
     // No channel takes clicks over Socket Mode: its thread never started.
     expect(SocketModeThread.of(wd!.store, log.logger).running).toBe(false);
     expectNoSecrets();
