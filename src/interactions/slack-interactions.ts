@@ -62,6 +62,10 @@ const STALE = {
   over: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
 } as const;
 
+/** What a click that comes while the daemon stops (a restart) is told. */
+const STOPPING =
+  'deploy-watchdog is stopping: nothing changed. Try again in a minute, once it is back, or use the console.';
+
 /** What a click on a button whose value this version never made is told. */
 const UNKNOWN_BUTTON =
   'That button is not one this deploy-watchdog knows (from an older version, or changed): nothing changed. Use the buttons of the message as it is now, or the console.';
@@ -173,8 +177,17 @@ export class SlackInteractions {
 
   /** A payload received and acknowledged to Slack: handled apart, never throwing. */
   #receive(payload: unknown, from: readonly Receiving[]): void {
-    if (this.#stopped) return;
     const click = clickOf(payload);
+    if (this.#stopped) {
+      // Slack was answered already: without a word the button would seem to do nothing.
+      if (!click) return;
+      this.#log.info(
+        { user: click.actor.id, action: click.action },
+        'a Slack button click came while stopping: answered, nothing done',
+      );
+      void this.#responder.answer(click.responseUrl, STOPPING);
+      return;
+    }
     const unknown = click ? undefined : unknownButtonResponseUrl(payload);
     if (!click && !unknown) return;
     const work = (click ? this.#handle(click, from) : this.#answerUnknown(unknown)).catch((err: unknown) =>
