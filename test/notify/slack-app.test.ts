@@ -225,6 +225,18 @@ describe('refusals and rate limits, as every channel', () => {
     expect(links(harness)).toMatchObject([{ status: 'open' }]);
   });
 
+  it("a new message's thread reply rate limited: the retry replies once, in the thread only", async () => {
+    const harness = open();
+    slack.rateLimitNext('chat.postMessage', 5, 1, 1);
+    harness.cycle('runs', [finding('shop')]);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ retried: 1 });
+    harness.clock.advance(5 * SECOND);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1 });
+    // The message itself is the news: its reply is not said in the channel a second time.
+    expect(slack.inChannel()).toHaveLength(1);
+    expect(slack.replies(parents()[0]!.ts)).toHaveLength(1);
+  });
+
   it('a thread reply rate limited after the update: the retry updates again and replies once', async () => {
     const harness = open();
     const parent = await postFirst(harness);

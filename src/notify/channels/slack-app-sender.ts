@@ -129,6 +129,8 @@ export interface LivingMessageView {
 export class LivingMessages {
   /** Sends and refreshes one after another, so two never read and write the same message's state at once. */
   #queue: Promise<unknown> = Promise.resolve();
+  /** Messages this process posted whose first thread reply has not gone yet (a 429 between the two). */
+  readonly #postedUnreplied = new Set<number>();
 
   constructor(private readonly o: LivingMessagesOptions) {}
 
@@ -185,8 +187,12 @@ export class LivingMessages {
     const state = stateAfter(link, d);
     const shown = await this.#show(link, state, d.groupKey);
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
-    // The first post is the news itself; a later one is said in the channel only where configured.
-    await this.#post(d.reply, { thread: shown.link, broadcast: d.broadcast && !shown.posted && !cutShort });
+    // The first post is the news itself (its reply retried after a 429 too); a later one is said
+    // in the channel only where configured.
+    if (shown.posted) this.#postedUnreplied.add(shown.link.id);
+    const broadcast = d.broadcast && !cutShort && !this.#postedUnreplied.has(shown.link.id);
+    await this.#post(d.reply, { thread: shown.link, broadcast });
+    this.#postedUnreplied.delete(shown.link.id);
     if (allResolved(state.alerts)) links.close(shown.link.id, 'every alert in it resolved', this.o.clock.now());
     return { outcome: 'ok' };
   }
