@@ -64,6 +64,14 @@ async function postFirst(harness: Harness): Promise<SlackApiMessage> {
   return parents()[0]!;
 }
 
+/** A remediation's outcome about the first alert, handed to the channel as the remediator hands it. */
+function sayOutcome(harness: Harness, title: string): void {
+  harness.notifier.notice(
+    { type: 'notice', topic: 'remediation', title, severity: 'ok', fingerprint: 'failed_runs/shop' },
+    ['ops-app'],
+  );
+}
+
 /** The living message rows of the state. */
 function links(
   harness: Harness,
@@ -163,20 +171,23 @@ describe('one living message per alert group', () => {
     ]);
   });
 
+  it('a remediation outcome whose thread reply is rate limited is kept on the message once', async () => {
+    const harness = open();
+    const parent = await postFirst(harness);
+    sayOutcome(harness, 'Retried automatically: succeeded');
+    slack.rateLimitNext('chat.postMessage', 5);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ retried: 1 });
+    harness.clock.advance(5 * SECOND);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1 });
+    expect(shown(parent).split('Retried automatically: succeeded')).toHaveLength(2);
+    expect(slack.replies(parent.ts)).toHaveLength(2);
+  });
+
   it('a remediation outcome about an alert is said in its thread and kept on the message', async () => {
     const harness = open();
     const parent = await postFirst(harness);
 
-    harness.notifier.notice(
-      {
-        type: 'notice',
-        topic: 'remediation',
-        title: 'Retried automatically: succeeded',
-        severity: 'ok',
-        fingerprint: 'failed_runs/shop',
-      },
-      ['ops-app'],
-    );
+    sayOutcome(harness, 'Retried automatically: succeeded');
     await harness.notifier.deliverDue();
     expect(parents()).toHaveLength(1);
     expect(shown(parent)).toContain('*Latest:* Retried automatically: succeeded');
@@ -187,10 +198,7 @@ describe('one living message per alert group', () => {
     harness.cycle('runs', []);
     await harness.notifier.deliverDue();
     expect(links(harness)).toMatchObject([{ status: 'closed' }]);
-    harness.notifier.notice(
-      { type: 'notice', topic: 'remediation', title: 'Backup taken automatically', fingerprint: 'failed_runs/shop' },
-      ['ops-app'],
-    );
+    sayOutcome(harness, 'Backup taken automatically');
     await harness.notifier.deliverDue();
     expect(parents()).toHaveLength(1);
     expect(shown(slack.replies(parent.ts).at(-1))).toContain('Backup taken automatically');

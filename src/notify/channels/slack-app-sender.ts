@@ -214,7 +214,9 @@ export class LivingMessages {
    * are over). Answers where it is, or undefined when a closed one is gone.
    */
   async #showAgain(link: LivingMessage, note: string | undefined): Promise<LivingMessage | undefined> {
-    const state = { ...link, notes: note === undefined ? link.notes : [...link.notes, note] };
+    // A note already the latest is this notice's own, shown before its thread reply failed: once.
+    const kept = note === undefined || link.notes.at(-1) === note;
+    const state = { ...link, notes: kept ? link.notes : [...link.notes, note] };
     if (link.status === 'open') return (await this.#show(link, state)).link;
     const message = this.#render(state);
     if (!link.ts || (await this.#update(link.slackChannel, link.ts, message))) return undefined;
