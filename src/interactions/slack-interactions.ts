@@ -62,9 +62,9 @@ const STALE = {
   over: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
 } as const;
 
-/** What a click that comes while the daemon stops (a restart) is told. */
+/** What a click that comes while its runtime stops (a restart, a reload) is told. */
 const STOPPING =
-  'deploy-watchdog is stopping: nothing changed. Try again in a minute, once it is back, or use the console.';
+  'deploy-watchdog is stopping or reloading its config: nothing changed. Try again in a minute, or use the console.';
 
 /** What a click on a button whose value this version never made is told. */
 const UNKNOWN_BUTTON =
@@ -183,7 +183,7 @@ export class SlackInteractions {
       if (!click) return;
       this.#log.info(
         { user: click.actor.id, action: click.action },
-        'a Slack button click came while stopping: answered, nothing done',
+        'a Slack button click came while stopping or reloading: answered, nothing done',
       );
       void this.#responder.answer(click.responseUrl, STOPPING);
       return;
