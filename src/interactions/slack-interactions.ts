@@ -244,6 +244,8 @@ export class SlackInteractions {
       };
     }
     this.#audit(click, where?.config.name ?? '', fingerprint, result, now);
+    // Told at once: the update of the living message may wait on Slack, or on a send before it.
+    const answering = this.#responder.answer(click.responseUrl, result.text);
     if (result.note && where && fingerprint) {
       const shown = await where.channel.refresh(fingerprint, result.note);
       if (shown.outcome !== 'ok') {
@@ -253,7 +255,7 @@ export class SlackInteractions {
         );
       }
     }
-    const answered = await this.#responder.answer(click.responseUrl, result.text);
+    const answered = await answering;
     if (!answered.ok) this.#log.warn({ reason: answered.reason }, 'cannot answer the person who clicked');
   }
 
