@@ -313,6 +313,25 @@ describe('refusals and rate limits, as every channel', () => {
     expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
   });
 
+  it('a refusal of the channel a message was left in (the config moved) pauses nothing: the notice stands alone', async () => {
+    await slack.close();
+    slack = await startSlackApi({ token: TOKEN, channels: [CHANNEL, 'C0NEW'] });
+    const before = open();
+    await postFirst(before);
+    await before.close({ keepDir: true });
+    const harness = (h = Harness.open({
+      channels: [appTo({ channel: 'C0NEW' })],
+      dir: before.dir,
+      state: before.state,
+      clock: before.clock,
+    }));
+    // The old channel archived: its message can no longer be updated.
+    slack.failNext('chat.update', 'is_archived');
+    sayOutcome(harness, 'Retried automatically: succeeded');
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1, failed: 0 });
+    expect(slack.inChannel('C0NEW').map(shown)).toEqual([expect.stringContaining('Retried automatically: succeeded')]);
+  });
+
   it('missing_scope names the scope Slack says is needed', async () => {
     const harness = open();
     slack.failNext('chat.postMessage', 'missing_scope', {

@@ -42,6 +42,8 @@ export const LIVING_EVENT_TYPE = 'deploy_watchdog_alert_group';
 
 /** Error words of `chat.update` that mean the message can no longer be updated: a new one replaces it. */
 const GONE = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
+/** A Slack channel's refusals: for a message left in one the config moved away from, that message's alone. */
+const CHANNEL_GONE = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
 
 /** How far back before its intent a message is looked for (Slack's clock and ours may differ a little). */
 const FIND_SKEW_MS = 5 * 60_000;
@@ -340,7 +342,7 @@ export class LivingMessages {
       return null;
     } catch (err) {
       const word = slackErrorWord(err);
-      if (word && GONE.has(word)) return word;
+      if (word && (GONE.has(word) || (channel !== this.o.slackChannel && CHANNEL_GONE.has(word)))) return word;
       throw err;
     }
   }
