@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { visibleText } from '../lib/visible-text.js';
-import { parseButtonValue, type ButtonAction } from '../notify/channels/slack-app-buttons.js';
+import { ACTION_PREFIX, parseButtonValue, type ButtonAction } from '../notify/channels/slack-app-buttons.js';
 
 /** The fields of a `block_actions` payload this reads; everything else is ignored. */
 const blockActionsSchema = z.object({
@@ -20,6 +20,7 @@ const blockActionsSchema = z.object({
   actions: z
     .array(
       z.object({
+        action_id: z.string().optional(),
         value: z.string().optional(),
         selected_option: z.object({ value: z.string() }).nullish(),
       }),
@@ -68,6 +69,20 @@ export function clickOf(payload: unknown): SlackClick | undefined {
     alertId: ours.id,
     responseUrl: p.response_url,
   };
+}
+
+/**
+ * Where to answer a click on one of our buttons (its `action_id` ours) whose value this version
+ * did not make (an older release's message, a value edited by hand): nothing is done, but the
+ * person is told. Undefined for anything else: a click we read, a link, another app's button.
+ */
+export function unknownButtonResponseUrl(payload: unknown): string | undefined {
+  const parsed = blockActionsSchema.safeParse(payload);
+  if (!parsed.success || clickOf(payload)) return undefined;
+  const action = parsed.data.actions[0]!;
+  const value = action.selected_option?.value ?? action.value;
+  const ours = action.action_id?.startsWith(ACTION_PREFIX) && value !== undefined && !value.startsWith('console:');
+  return ours ? parsed.data.response_url : undefined;
 }
 
 /** "alice (U0123ABCD)", or the ID alone: how a click's author is recorded (an acknowledgement's `by`). */

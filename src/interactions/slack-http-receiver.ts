@@ -4,15 +4,16 @@
  * request is checked against the signing secrets of the apps configured (`slack-signature.ts`)
  * before anything in it is read: an unsigned, tampered or old request is refused with 401 and a
  * log line, and nothing is done. A signed one is answered 200 at once (Slack wants an answer
- * within 3 seconds), then handed on. A signed request seen before is a replay (the signature holds
- * for five minutes either way), refused like a forged one: each signature is remembered until its
- * timestamp is out of the window.
+ * within 3 seconds), then handed on. A signed body seen before is a replay (the signature holds
+ * for five minutes either way; a retry signs the same body again), refused like a forged one: each
+ * body's digest is remembered until its timestamp, or the time it came, is out of the window.
  *
  * It runs in the listener's own thread (`src/server/front-door-worker.ts`), so the answer never
  * waits on the main thread, which may be blocked in a statement: it imports nothing that runs but
  * `slack-signature.ts` and the replay memory it shares with Socket Mode (`replay-memory.ts`), and
  * takes its secrets, clock and log as plain functions.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerJson } from '../lib/answer-json.js';
 import type { Secret } from '../lib/secret.js';
@@ -55,8 +56,8 @@ export interface HttpReceiverOptions {
 export function httpInteractionsHandler(o: HttpReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
   // Anyone can post here: a refusal is said once a minute with a count, never once a request.
   const refusals = new RepeatedLog(o.log, { clock: o.clock });
-  // Signature → when it stops being taken anyway (its timestamp + the window). Only signed requests
-  // are remembered, so a stranger cannot fill it; it holds five minutes of Slack's posts at most.
+  // Body digest → when it is forgotten (its timestamp or arrival + the window). Only signed requests
+  // are remembered, so a stranger cannot fill it; it holds ten minutes of Slack's posts at most.
   const seen = new ReplayMemory();
   return (req, res) =>
     readPost(req, res, MAX_BODY_BYTES, (body) => {
@@ -69,7 +70,10 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): (req: IncomingM
         refusals.warn({ remote: req.socket.remoteAddress, reason }, `Slack interaction refused: ${message}`);
         answerJson(res, 401, { error: reason });
       };
-      if (check.ok && seen.seen(signed.signature!, Number(signed.timestamp) * 1000 + SIGNATURE_MAX_AGE_MS, now)) {
+      // Keyed by the body (a click's trigger_id makes each one's own): a copy signed again later
+      // (Slack's retry, a proxy's) is the same click, refused as a replay is.
+      const until = Math.max(Number(signed.timestamp) * 1000, now) + SIGNATURE_MAX_AGE_MS;
+      if (check.ok && seen.seen(createHash('sha256').update(body).digest('hex'), until, now)) {
         return refuse('replayed', 'the same signed request was taken before (a replay)');
       }
       if (!check.ok) return refuse(check.reason, check.message);

@@ -32,7 +32,7 @@ import type { SlackAppConfig } from '../notify/channels/slack-app-config.js';
 import type { SlackInteractionsConfig, SlackPermission } from '../notify/channels/slack-interactions-config.js';
 import { recordInteraction } from './interaction-audit-store.js';
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
-import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
+import { actorLabel, clickOf, unknownButtonResponseUrl, type SlackClick } from './slack-click.js';
 import type { Secret } from '../lib/secret.js';
 import type { InteractionsTaker } from './slack-http-receiver.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
@@ -61,6 +61,14 @@ const STALE = {
   gone: 'That alert is no longer in this message: nothing changed.',
   over: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
 } as const;
+
+/** What a click that comes while its runtime stops (a restart, a reload) is told. */
+const STOPPING =
+  'deploy-watchdog is stopping or reloading its config: nothing changed. Try again in a minute, or use the console.';
+
+/** What a click on a button whose value this version never made is told. */
+const UNKNOWN_BUTTON =
+  'That button is not one this deploy-watchdog knows (from an older version, or changed): nothing changed. Use the buttons of the message as it is now, or the console.';
 
 /** A Slack app channel that takes clicks: its config (with `interactions`), the channel, and who may click. */
 interface Receiving {
@@ -169,10 +177,20 @@ export class SlackInteractions {
 
   /** A payload received and acknowledged to Slack: handled apart, never throwing. */
   #receive(payload: unknown, from: readonly Receiving[]): void {
-    if (this.#stopped) return;
     const click = clickOf(payload);
-    if (!click) return;
-    const work = this.#handle(click, from).catch((err: unknown) =>
+    if (this.#stopped) {
+      // Slack was answered already: without a word the button would seem to do nothing.
+      if (!click) return;
+      this.#log.info(
+        { user: click.actor.id, action: click.action },
+        'a Slack button click came while stopping or reloading: answered, nothing done',
+      );
+      void this.#responder.answer(click.responseUrl, STOPPING);
+      return;
+    }
+    const unknown = click ? undefined : unknownButtonResponseUrl(payload);
+    if (!click && !unknown) return;
+    const work = (click ? this.#handle(click, from) : this.#answerUnknown(unknown)).catch((err: unknown) =>
       this.#log.error({ err: errorText(err) }, 'a Slack button click could not be handled'),
     );
     this.#inFlight.add(work);
@@ -226,6 +244,8 @@ export class SlackInteractions {
       };
     }
     this.#audit(click, where?.config.name ?? '', fingerprint, result, now);
+    // Told at once: the update of the living message may wait on Slack, or on a send before it.
+    const answering = this.#responder.answer(click.responseUrl, result.text);
     if (result.note && where && fingerprint) {
       const shown = await where.channel.refresh(fingerprint, result.note);
       if (shown.outcome !== 'ok') {
@@ -235,7 +255,14 @@ export class SlackInteractions {
         );
       }
     }
-    const answered = await this.#responder.answer(click.responseUrl, result.text);
+    const answered = await answering;
+    if (!answered.ok) this.#log.warn({ reason: answered.reason }, 'cannot answer the person who clicked');
+  }
+
+  /** A click on a button whose value this version did not make: nothing done, and said. */
+  async #answerUnknown(responseUrl: string | undefined): Promise<void> {
+    this.#log.warn('a Slack button click handed back a value this version never made; answered, nothing done');
+    const answered = await this.#responder.answer(responseUrl, UNKNOWN_BUTTON);
     if (!answered.ok) this.#log.warn({ reason: answered.reason }, 'cannot answer the person who clicked');
   }
 

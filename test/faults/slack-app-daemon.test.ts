@@ -146,12 +146,14 @@ describe('a Slack app channel on the daemon', () => {
     expectNoToken(wd);
   });
 
-  it('channel_not_found: permanent, kept, and the reason says what to fix', async () => {
+  it('channel_not_found: permanent, kept, the channel paused, and the reason says what to fix', async () => {
     const wd = watchdog('C0NOWHERE');
     await wd.runOnce(['urls']);
     const report = await wd.deliverDue();
-    expect(report.sent).toBe(0);
-    expect(report.failed).toBeGreaterThan(0);
+    expect(report).toMatchObject({ sent: 0, failed: 1 });
+    expect(report.waiting).toBeGreaterThan(1);
+    // One message tried; the rest wait with it, kept, never asked of Slack.
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
     const reasons = wd.store.db.prepare(`SELECT DISTINCT status, last_error FROM outbox`).all();
     expect(reasons).toEqual([
       {
@@ -159,6 +161,7 @@ describe('a Slack app channel on the daemon', () => {
         last_error:
           'Slack has no channel C0NOWHERE this app can see (channel_not_found): check the channel ID of ops-app in notify.channels, and invite the app to it if it is private',
       },
+      { status: 'pending', last_error: null },
     ]);
     expect(log.text()).toContain('delivery rejected permanently; kept and retried slowly until max_age');
     expectNoToken(wd);

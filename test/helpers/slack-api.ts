@@ -91,7 +91,8 @@ type Trouble =
   | { kind: 'error'; error: string; extra: Record<string, unknown> }
   | { kind: 'raw'; status: number; body: string; headers: Record<string, string> }
   | { kind: 'rateLimit'; seconds: number }
-  | { kind: 'hold'; keep: boolean };
+  | { kind: 'hold'; keep: boolean }
+  | { kind: 'pass' };
 
 /** A running fake Slack Web API. */
 export interface SlackApi {
@@ -110,8 +111,8 @@ export interface SlackApi {
   failNext(method: string, error: string, options?: { times?: number; extra?: Record<string, unknown> }): void;
   /** The next call of `method` gets this answer as it stands (a 500, a 429 without Retry-After, a body Slack would not send). */
   answerNext(method: string, status: number, body: string, headers?: Record<string, string>): void;
-  /** The next `times` calls of `method` answer HTTP 429 with `Retry-After: seconds`. */
-  rateLimitNext(method: string, seconds: number, times?: number): void;
+  /** The next `times` calls of `method` answer HTTP 429 with `Retry-After: seconds` (after `after` answered as usual). */
+  rateLimitNext(method: string, seconds: number, times?: number, after?: number): void;
   /**
    * The next call of `method` is never answered: with `keep`, a post is kept first (Slack took it,
    * and the answer never came back); without, it is dropped (it never arrived).
@@ -474,7 +475,10 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     replies: (ts, channel = DEFAULT_CHANNEL) => live(channel).filter((m) => m.thread_ts === ts),
     failNext: (method, error, o = {}) => push(method, { kind: 'error', error, extra: o.extra ?? {} }, o.times ?? 1),
     answerNext: (method, status, body, headers = {}) => push(method, { kind: 'raw', status, body, headers }, 1),
-    rateLimitNext: (method, seconds, times = 1) => push(method, { kind: 'rateLimit', seconds }, times),
+    rateLimitNext: (method, seconds, times = 1, after = 0) => {
+      push(method, { kind: 'pass' }, after);
+      push(method, { kind: 'rateLimit', seconds }, times);
+    },
     holdNext: (method, o) => {
       heldPromise = new Promise((resolve) => (heldNotify = resolve));
       push(method, { kind: 'hold', keep: o.keep }, 1);

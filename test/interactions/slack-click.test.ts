@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actorLabel, clickOf } from '../../src/interactions/slack-click.js';
+import { actorLabel, clickOf, unknownButtonResponseUrl } from '../../src/interactions/slack-click.js';
 
 /** A block_actions payload as Slack sends one for a button in a message's attachment. */
 function payload(
@@ -51,6 +51,16 @@ describe('clickOf', () => {
     ['not an object', 'payload', undefined],
   ])('%s', (_what, p, action) => {
     expect(clickOf(p)?.action).toBe(action);
+  });
+
+  it.each([
+    ['a value this version never made', payload({}, { value: 'silence_3650d:1a2b3c4d' }), true],
+    ['a click we read', payload(), false],
+    ['Open in console from a menu', payload({}, { selected_option: { value: 'console:1a2b3c4d' } }), false],
+    ['a link button', payload({}, { url: 'https://x' }), false],
+    ["another app's button", payload({}, { action_id: 'other.tool', value: 'whatever' }), false],
+  ])('answers %s: %s', (_what, p, answered) => {
+    expect(unknownButtonResponseUrl(p) !== undefined).toBe(answered);
   });
 
   it("writes out the control and hidden characters of a user's name, and cuts it", () => {

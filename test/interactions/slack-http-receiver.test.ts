@@ -84,6 +84,20 @@ describe('POST /slack/interactions', () => {
     expect(r.payloads).toHaveLength(2);
   });
 
+  it("refuses the same body signed again later (Slack's retry, X-Slack-Retry-Num), 401: one click acted on once", async () => {
+    const r = await receiver();
+    const body = new URLSearchParams({
+      payload: JSON.stringify({ type: 'block_actions', trigger_id: 't1' }),
+    }).toString();
+    expect((await r.post(body)).status).toBe(200);
+    r.clock.advance(60_000);
+    expect(await r.post(body, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' })).toEqual({
+      status: 401,
+      text: JSON.stringify({ error: 'replayed' }),
+    });
+    expect(r.payloads).toHaveLength(1);
+  });
+
   it('refuses a signed body without a JSON payload (400), a body too large (413), and a GET (405)', async () => {
     const r = await receiver();
     expect((await r.post('payload=not-json')).status).toBe(400);

@@ -64,6 +64,14 @@ async function postFirst(harness: Harness): Promise<SlackApiMessage> {
   return parents()[0]!;
 }
 
+/** A remediation's outcome about the first alert, handed to the channel as the remediator hands it. */
+function sayOutcome(harness: Harness, title: string): void {
+  harness.notifier.notice(
+    { type: 'notice', topic: 'remediation', title, severity: 'ok', fingerprint: 'failed_runs/shop' },
+    ['ops-app'],
+  );
+}
+
 /** The living message rows of the state. */
 function links(
   harness: Harness,
@@ -163,20 +171,23 @@ describe('one living message per alert group', () => {
     ]);
   });
 
+  it('a remediation outcome whose thread reply is rate limited is kept on the message once', async () => {
+    const harness = open();
+    const parent = await postFirst(harness);
+    sayOutcome(harness, 'Retried automatically: succeeded');
+    slack.rateLimitNext('chat.postMessage', 5);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ retried: 1 });
+    harness.clock.advance(5 * SECOND);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1 });
+    expect(shown(parent).split('Retried automatically: succeeded')).toHaveLength(2);
+    expect(slack.replies(parent.ts)).toHaveLength(2);
+  });
+
   it('a remediation outcome about an alert is said in its thread and kept on the message', async () => {
     const harness = open();
     const parent = await postFirst(harness);
 
-    harness.notifier.notice(
-      {
-        type: 'notice',
-        topic: 'remediation',
-        title: 'Retried automatically: succeeded',
-        severity: 'ok',
-        fingerprint: 'failed_runs/shop',
-      },
-      ['ops-app'],
-    );
+    sayOutcome(harness, 'Retried automatically: succeeded');
     await harness.notifier.deliverDue();
     expect(parents()).toHaveLength(1);
     expect(shown(parent)).toContain('*Latest:* Retried automatically: succeeded');
@@ -187,10 +198,7 @@ describe('one living message per alert group', () => {
     harness.cycle('runs', []);
     await harness.notifier.deliverDue();
     expect(links(harness)).toMatchObject([{ status: 'closed' }]);
-    harness.notifier.notice(
-      { type: 'notice', topic: 'remediation', title: 'Backup taken automatically', fingerprint: 'failed_runs/shop' },
-      ['ops-app'],
-    );
+    sayOutcome(harness, 'Backup taken automatically');
     await harness.notifier.deliverDue();
     expect(parents()).toHaveLength(1);
     expect(shown(slack.replies(parent.ts).at(-1))).toContain('Backup taken automatically');
@@ -223,6 +231,18 @@ describe('refusals and rate limits, as every channel', () => {
     // A refused post posted nothing: its intent was dropped, and nothing was looked for.
     expect(slack.callsOf('conversations.history')).toHaveLength(0);
     expect(links(harness)).toMatchObject([{ status: 'open' }]);
+  });
+
+  it("a new message's thread reply rate limited: the retry replies once, in the thread only", async () => {
+    const harness = open();
+    slack.rateLimitNext('chat.postMessage', 5, 1, 1);
+    harness.cycle('runs', [finding('shop')]);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ retried: 1 });
+    harness.clock.advance(5 * SECOND);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1 });
+    // The message itself is the news: its reply is not said in the channel a second time.
+    expect(slack.inChannel()).toHaveLength(1);
+    expect(slack.replies(parents()[0]!.ts)).toHaveLength(1);
   });
 
   it('a thread reply rate limited after the update: the retry updates again and replies once', async () => {
@@ -277,6 +297,40 @@ describe('refusals and rate limits, as every channel', () => {
       expect(links(harness)).toEqual([]);
     },
   );
+
+  it('a revoked bot token pauses the whole channel: Slack is asked once a round, not once per message', async () => {
+    const harness = open({ bot_token: 'xoxb-revoked-token-value' });
+    // Three groups: three living messages due in one round.
+    harness.cycle('runs', [
+      finding('shop'),
+      finding('crm', { check: 'stuck_runs' }),
+      finding('erp', { check: 'servers' }),
+    ]);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 0, failed: 1, waiting: 3 });
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
+    harness.clock.advance(10 * SECOND);
+    await harness.notifier.deliverDue();
+    expect(slack.callsOf('chat.postMessage')).toHaveLength(1);
+  });
+
+  it('a refusal of the channel a message was left in (the config moved) pauses nothing: the notice stands alone', async () => {
+    await slack.close();
+    slack = await startSlackApi({ token: TOKEN, channels: [CHANNEL, 'C0NEW'] });
+    const before = open();
+    await postFirst(before);
+    await before.close({ keepDir: true });
+    const harness = (h = Harness.open({
+      channels: [appTo({ channel: 'C0NEW' })],
+      dir: before.dir,
+      state: before.state,
+      clock: before.clock,
+    }));
+    // The old channel archived: its message can no longer be updated.
+    slack.failNext('chat.update', 'is_archived');
+    sayOutcome(harness, 'Retried automatically: succeeded');
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1, failed: 0 });
+    expect(slack.inChannel('C0NEW').map(shown)).toEqual([expect.stringContaining('Retried automatically: succeeded')]);
+  });
 
   it('missing_scope names the scope Slack says is needed', async () => {
     const harness = open();
@@ -366,5 +420,22 @@ describe('seams for the interactions', () => {
     expect(await channel.refresh('failed_runs/shop', 'Acknowledged by @alice')).toEqual({ outcome: 'ok' });
     expect(shown(parent)).toContain('*Latest:* Acknowledged by @alice');
     expect(await channel.refresh('failed_runs/nothing')).toMatchObject({ outcome: 'permanent' });
+  });
+});
+
+describe('a click shown while Slack refuses the update', () => {
+  it('keeps its note: the next update of the message shows what was done', async () => {
+    const harness = open();
+    const parent = await postFirst(harness);
+    const channel = harness.channels.get('ops-app') as SlackAppChannel;
+    slack.rateLimitNext('chat.update', 30);
+    expect(await channel.refresh('failed_runs/shop', 'Silenced for 4h by bob (U0BOB) in Slack')).toMatchObject({
+      outcome: 'retryable',
+    });
+    harness.clock.advance(MINUTE);
+    harness.cycle('runs', [finding('shop'), finding('crm')]);
+    await harness.notifier.deliverDue();
+    expect(shown(parent)).toContain('Problem crm');
+    expect(shown(parent)).toContain('Silenced for 4h by bob (U0BOB) in Slack');
   });
 });

@@ -32,7 +32,7 @@ export const SILENCE_BUTTONS: Readonly<Record<'silence_1h' | 'silence_4h', { lab
 };
 
 /** Where an action's button is found by a click: the prefix of our `action_id`s. */
-const ACTION_PREFIX = 'dw.';
+export const ACTION_PREFIX = 'dw.';
 
 /**
  * What the living message offers of each alert, as the channel's config and the composition root

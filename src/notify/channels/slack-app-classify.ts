@@ -55,6 +55,17 @@ const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => string>> =
   no_text: () => 'Slack refused the message as empty (no_text)',
 };
 
+/**
+ * Refusals of one message (its content). Every other known refusal is of the channel itself (its
+ * token, Slack channel or scopes): the channel pauses, not each message of a storm asked again.
+ */
+const MESSAGE_REFUSALS: ReadonlySet<string> = new Set([
+  'invalid_blocks',
+  'invalid_attachments',
+  'msg_too_long',
+  'no_text',
+]);
+
 /** The error word of a failed call, when Slack answered one (`channel_not_found`); undefined otherwise. */
 export function slackErrorWord(err: unknown): string | undefined {
   const e = err as { code?: unknown; data?: { error?: unknown } } | null;
@@ -92,7 +103,10 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       if (passing) return { outcome: 'retryable', reason: `${passing} (${word})` };
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);
       const known = PLATFORM_ERRORS[word];
-      return { outcome: 'permanent', reason: known ? known(callee) : `Slack refused the call (${oneLine(word, 80)})` };
+      if (!known) return { outcome: 'permanent', reason: `Slack refused the call (${oneLine(word, 80)})` };
+      return MESSAGE_REFUSALS.has(word)
+        ? { outcome: 'permanent', reason: known(callee) }
+        : { outcome: 'permanent', reason: known(callee), wholeChannel: true };
     }
     case SLACK_ERROR.HTTPError: {
       const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
@@ -135,5 +149,6 @@ function missingScope(needed: unknown, provided: unknown): SendResult {
   return {
     outcome: 'permanent',
     reason: `the app lacks the scope ${scope}${has} (missing_scope): add it under OAuth & Permissions and reinstall the app`,
+    wholeChannel: true,
   };
 }

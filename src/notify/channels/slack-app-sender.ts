@@ -42,6 +42,8 @@ export const LIVING_EVENT_TYPE = 'deploy_watchdog_alert_group';
 
 /** Error words of `chat.update` that mean the message can no longer be updated: a new one replaces it. */
 const GONE = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed']);
+/** A Slack channel's refusals: for a message left in one the config moved away from, that message's alone. */
+const CHANNEL_GONE = new Set(['channel_not_found', 'not_in_channel', 'is_archived']);
 
 /** How far back before its intent a message is looked for (Slack's clock and ours may differ a little). */
 const FIND_SKEW_MS = 5 * 60_000;
@@ -129,6 +131,8 @@ export interface LivingMessageView {
 export class LivingMessages {
   /** Sends and refreshes one after another, so two never read and write the same message's state at once. */
   #queue: Promise<unknown> = Promise.resolve();
+  /** Messages this process posted whose first thread reply has not gone yet (a 429 between the two). */
+  readonly #postedUnreplied = new Set<number>();
 
   constructor(private readonly o: LivingMessagesOptions) {}
 
@@ -159,7 +163,10 @@ export class LivingMessages {
     return this.#exclusive(async () => {
       const link = this.o.links?.forAlert(this.o.name, fingerprint);
       if (!link) return { outcome: 'permanent', reason: 'no living message shows this alert' };
-      const shown = await this.#showAgain(link, note);
+      // Kept before Slack is asked: an update refused or rate limited leaves it for the next to show.
+      const noted = note === undefined ? link : { ...link, notes: [...link.notes, note] };
+      if (note !== undefined) this.o.links!.save(link.id, noted, this.o.clock.now());
+      const shown = await this.#showAgain(noted, undefined);
       return shown ? { outcome: 'ok' } : { outcome: 'permanent', reason: 'its message is gone from Slack' };
     });
   }
@@ -182,8 +189,12 @@ export class LivingMessages {
     const state = stateAfter(link, d);
     const shown = await this.#show(link, state, d.groupKey);
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
-    // The first post is the news itself; a later one is said in the channel only where configured.
-    await this.#post(d.reply, { thread: shown.link, broadcast: d.broadcast && !shown.posted && !cutShort });
+    // The first post is the news itself (its reply retried after a 429 too); a later one is said
+    // in the channel only where configured.
+    if (shown.posted) this.#postedUnreplied.add(shown.link.id);
+    const broadcast = d.broadcast && !cutShort && !this.#postedUnreplied.has(shown.link.id);
+    await this.#post(d.reply, { thread: shown.link, broadcast });
+    this.#postedUnreplied.delete(shown.link.id);
     if (allResolved(state.alerts)) links.close(shown.link.id, 'every alert in it resolved', this.o.clock.now());
     return { outcome: 'ok' };
   }
@@ -205,7 +216,9 @@ export class LivingMessages {
    * are over). Answers where it is, or undefined when a closed one is gone.
    */
   async #showAgain(link: LivingMessage, note: string | undefined): Promise<LivingMessage | undefined> {
-    const state = { ...link, notes: note === undefined ? link.notes : [...link.notes, note] };
+    // A note already the latest is this notice's own, shown before its thread reply failed: once.
+    const kept = note === undefined || link.notes.at(-1) === note;
+    const state = { ...link, notes: kept ? link.notes : [...link.notes, note] };
     if (link.status === 'open') return (await this.#show(link, state)).link;
     const message = this.#render(state);
     if (!link.ts || (await this.#update(link.slackChannel, link.ts, message))) return undefined;
@@ -329,7 +342,7 @@ export class LivingMessages {
       return null;
     } catch (err) {
       const word = slackErrorWord(err);
-      if (word && GONE.has(word)) return word;
+      if (word && (GONE.has(word) || (channel !== this.o.slackChannel && CHANNEL_GONE.has(word)))) return word;
       throw err;
     }
   }
