@@ -38,6 +38,7 @@ import type { RunContextAsk } from './run-context.js';
 import { serversCheck } from './server-state.js';
 import { stuckRunsCheck } from './stuck-runs.js';
 import { upgradesCheck } from './upgrades.js';
+import { undoCopiesCheck } from './undo-copies.js';
 import { urlChecksCheck } from './url-checks.js';
 import { WATCHDOG, watchdogPresentation } from './watchdog.js';
 
@@ -57,6 +58,7 @@ export const CHECKS = [
   upgradesCheck,
   restorePointsCheck,
   installersCheck,
+  undoCopiesCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */
