@@ -72,13 +72,10 @@ export type RepositoryView = MaintenanceApp['repositories'][number];
 
 /**
  * What the restore_points check reads of an app's newest restore points (`restore_points.list`):
- * which point it is, the change that made it and when, how it went, whether the app is held at
- * it, and whether its database copy is held and until when (undo_copies); the commits, modules and
- * backup are left out.
+ * which point it is, the change that made it and when, how it went, and whether the app is held at
+ * it; the commits, modules and backup are left out.
  */
-export const restorePointView = restorePointSchema.pick(
-  fields('id', 'at', 'action', 'outcome', 'run_id', 'held', 'instant_undo', 'kept_until'),
-);
+export const restorePointView = restorePointSchema.pick(fields('id', 'at', 'action', 'outcome', 'run_id', 'held'));
 /** One of an app's newest restore points, as the restore_points check reads it. */
 export type NewestRestorePoint = z.infer<typeof restorePointView>;
 

@@ -38,7 +38,6 @@ import type { RunContextAsk } from './run-context.js';
 import { serversCheck } from './server-state.js';
 import { stuckRunsCheck } from './stuck-runs.js';
 import { upgradesCheck } from './upgrades.js';
-import { undoCopiesCheck } from './undo-copies.js';
 import { urlChecksCheck } from './url-checks.js';
 import { WATCHDOG, watchdogPresentation } from './watchdog.js';
 
@@ -58,7 +57,6 @@ export const CHECKS = [
   upgradesCheck,
   restorePointsCheck,
   installersCheck,
-  undoCopiesCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */

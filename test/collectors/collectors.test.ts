@@ -507,8 +507,6 @@ describe('collectMaintenance with the restore_points check', () => {
       outcome: held.outcome,
       run_id: held.run_id,
       held: true,
-      instant_undo: held.instant_undo,
-      kept_until: held.kept_until,
     });
     sim.control.checks.restore_points.setHeld(held.id, false);
   });

@@ -46,12 +46,11 @@ describe('detectorOptionsFromConfig', () => {
     ).toEqual({ enabled: true, max_age: 2 * 24 * 3_600_000 });
   });
 
-  it('runs every check by default but those reading restore points (a request per app) and repository_checks', () => {
+  it('runs every check by default but restore_points (a request per app) and repository_checks (a cadence not documented)', () => {
     const options = detectorOptionsFromConfig(checksOf(''));
     expect(CHECKS.map((c) => c.name).filter((name) => !(name in options))).toEqual([
       'repository_checks',
       'restore_points',
-      'undo_copies',
     ]);
     expect(detectorOptionsFromConfig(checksOf('checks: { restore_points: { enabled: true } }')).restore_points).toEqual(
       { enabled: true },
@@ -61,7 +60,6 @@ describe('detectorOptionsFromConfig', () => {
   it.each([
     ['', []],
     ['checks: { restore_points: { enabled: true } }', ['restore_points']],
-    ['checks: { undo_copies: { enabled: true } }', ['restore_points']],
   ])('%j asks the collectors for the extra reads %j (restore_points: one more request per app)', (yaml, reads) => {
     expect([...extraReadsFor(detectorOptionsFromConfig(checksOf(yaml)))]).toEqual(reads);
   });

@@ -50,8 +50,7 @@ const all = optionsOf(`checks:
   maintenance: { max_duration: 1h }
   repository_checks: { enabled: true }
   upgrades: { fold_wait: 0s }
-  restore_points: { enabled: true }
-  undo_copies: { enabled: true }`) as Required<DetectorOptions>;
+  restore_points: { enabled: true }`) as Required<DetectorOptions>;
 
 /** One snapshot per job, each with something for every detector of that job to find. */
 const snapshots: Record<SnapshotJob, Snapshot> = {
@@ -73,7 +72,7 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
         upgrade: upgrade({ state: FAILED_UPGRADE_STATES[0]! }),
       }),
     ],
-    new Map([[1, [restorePoint({ held: true }), restorePoint({ id: 79, kept_until: ago(2 * DAY) })]]]),
+    new Map([[1, [restorePoint({ held: true })]]]),
   ),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
   installers: installersSnapshot([installer({ state: BAD_INSTALLER_STATES[0]! })]),
@@ -91,7 +90,7 @@ describe('registry', () => {
     ['urls', ['certificates', 'url_checks']],
     ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
-    ['maintenance', ['maintenance', 'branches', 'repository_checks', 'upgrades', 'restore_points', 'undo_copies']],
+    ['maintenance', ['maintenance', 'branches', 'repository_checks', 'upgrades', 'restore_points']],
     ['servers', ['servers']],
     ['installers', ['installers']],
   ])('the %s job runs %j', (job, checks) => {

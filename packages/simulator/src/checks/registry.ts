@@ -18,7 +18,6 @@ import { repositoryChecksStaging } from './repository-checks.js';
 import { restorePointsStaging } from './restore-points.js';
 import { serversStaging } from './server-state.js';
 import type { StageContext } from './stage-context.js';
-import { undoCopiesStaging } from './undo-copies.js';
 import { upgradesStaging } from './upgrades.js';
 import { urlChecksStaging } from './url-checks.js';
 
@@ -42,7 +41,6 @@ export const CHECK_STAGING = {
   upgrades: upgradesStaging,
   restore_points: restorePointsStaging,
   installers: installersStaging,
-  undo_copies: undoCopiesStaging,
 } satisfies { [C in DetectorCheck]?: Staging };
 
 /** The staging operations of every check of {@link CHECK_STAGING}, on one simulator. */
