@@ -274,7 +274,7 @@ describe('Store.open (SQLite)', () => {
     expect(open(':memory:').lostFile()).toBeUndefined();
   });
 
-  it('creates the directory and the file with mode 0600, WAL, foreign keys and NORMAL sync', () => {
+  it('creates the directory and the file with mode 0600, WAL, foreign keys, NORMAL sync and a 2 MB cache', () => {
     const file = path.join(dir, 'nested', 'deeper', 'state.db');
     const store = open(file);
     expect(store.path).toBe(file);
@@ -283,6 +283,7 @@ describe('Store.open (SQLite)', () => {
     expect(sqliteHandle(store).pragma('foreign_keys', { simple: true })).toBe(1);
     expect(sqliteHandle(store).pragma('synchronous', { simple: true })).toBe(1); // NORMAL
     expect(sqliteHandle(store).pragma('auto_vacuum', { simple: true })).toBe(2); // INCREMENTAL
+    expect(sqliteHandle(store).pragma('cache_size', { simple: true })).toBe(-2000); // kB, SQLite's own default
     store.db.prepare(`INSERT INTO meta (key, value) VALUES ('k', 'v')`).run();
     for (const suffix of ['-wal', '-shm']) {
       if (fs.existsSync(file + suffix)) expect(fs.statSync(file + suffix).mode & 0o777).toBe(0o600);
