@@ -577,6 +577,11 @@ export class Watchdog {
   #takeUp(rt: Runtime): void {
     this.metrics.leader.set(1); // a replica's election says so too; a lone daemon leads from its start
     this.store.transaction(() => this.#health.enableAll());
+    // From the state: restarted in an outage, an alert on how long ago a job last read still sees it.
+    for (const job of rt.jobs.keys()) {
+      const at = this.#health.get(job)?.lastSuccessAt;
+      if (at) this.metrics.lastSuccess.set({ source: job }, at / 1000);
+    }
     this.#prune();
     this.#letGoOfRetired(rt);
     updateOpenAlerts(rt.deps);

@@ -127,6 +127,25 @@ describe('metrics', () => {
   });
 });
 
+describe('the last success of each job', () => {
+  it('is in /metrics from the start, read from the state, while the service cannot be read', async () => {
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir), clock, logger: captureLogger('silent').logger });
+    await wd.runOnce(['runs']);
+    const readAt = clock.now();
+    await wd.stop(1_000);
+    clock.advance(60 * MINUTE);
+    sim.control.setFault('runs.list', { errorCode: 'internal_error' });
+
+    // Restarted in an outage: an alert on the gauge's age ("not read for an hour") must still see it.
+    const metrics = new Metrics({ processMetrics: false });
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir), clock, logger: captureLogger('silent').logger, metrics });
+    await wd.start();
+    expect(await metrics.render()).toContain(
+      `deploy_watchdog_last_success_timestamp_seconds{source="runs"} ${readAt / 1000}\n`,
+    );
+  });
+});
+
 describe('metric labels from the service', () => {
   it('counts an error code the reference does not list as other, however many the service invents', async () => {
     const metrics = new Metrics({ processMetrics: false });
