@@ -313,6 +313,8 @@ function requestBudget(
 function apiObserver(metrics: Metrics, throttled: () => void): ApiObserver {
   return (a) => {
     if (a.status === 429) throttled();
+    // Given up by the daemon itself (a page read ahead it no longer needs, a stop): no error of the API's.
+    if (a.errorCode === 'aborted') return metrics.apiRequests.inc({ function: a.fn, status: 'aborted' });
     metrics.apiRequests.inc({ function: a.fn, status: countedStatus(a.status) });
     metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
     if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: countedErrorCode(a.errorCode) });

@@ -47,6 +47,7 @@ import { JobSlots } from './job-slots.js';
 import { compareWithLeaderConfig, recordLeaderConfig } from './leader-config.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
+import { errorText } from '../lib/error-text.js';
 import { planRequestBudget } from './plan-request-budget.js';
 import { readinessChecks } from './readiness.js';
 import { runnerLeaseRenewal, type LeaseRenewal } from './runner-lease-renewal.js';
@@ -521,7 +522,8 @@ export class Watchdog {
           return { job, outcome: 'aborted', reason: 'no longer the leader', findings: 0, events: 0 };
         }
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
-        this.#quiet.error({ err, job }, 'cycle failed to write its result', job);
+        // Said as the delivery says it, without a stack: the message names the database and why.
+        this.#quiet.error({ err: errorText(err, { named: true }), job }, 'cycle failed to write its result', job);
         this.metrics.cycles.inc({ source: job, outcome: 'failed' });
         return { job, outcome: 'failed', reason: describeError(err), findings: 0, events: 0 };
       })
@@ -577,6 +579,11 @@ export class Watchdog {
   #takeUp(rt: Runtime): void {
     this.metrics.leader.set(1); // a replica's election says so too; a lone daemon leads from its start
     this.store.transaction(() => this.#health.enableAll());
+    // From the state: restarted in an outage, an alert on how long ago a job last read still sees it.
+    for (const job of rt.jobs.keys()) {
+      const at = this.#health.get(job)?.lastSuccessAt;
+      if (at) this.metrics.lastSuccess.set({ source: job }, at / 1000);
+    }
     this.#prune();
     this.#letGoOfRetired(rt);
     updateOpenAlerts(rt.deps);

@@ -111,9 +111,11 @@ async function runDaemon(file: string, stopMs: number, io: CliIo, hangups: Hangu
         waiting = false;
         return reload(file, io, watchdog, logger, config.log.format);
       })
-      .catch((err: unknown) =>
-        logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept'),
-      );
+      .catch((err: unknown) => {
+        logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept');
+        return false;
+      })
+      .then((applied) => watchdog.metrics.configReloadSuccessful.set(applied ? 1 : 0));
   });
   // Another process took the state file over (this one stalled past its lease): stop, exit 1.
   const ended = AbortSignal.any([io.signal, watchdog.lost]);
@@ -132,14 +134,14 @@ async function runDaemon(file: string, stopMs: number, io: CliIo, hangups: Hangu
   return watchdog.lost.aborted ? EXIT.incomplete : EXIT.ok;
 }
 
-/** Loads the file again; every problem of an invalid one is logged and the running config kept. */
+/** Loads the file again; every problem of an invalid one is logged and the running config kept (false). */
 async function reload(
   file: string,
   io: CliIo,
   watchdog: Watchdog,
   logger: Logger,
   startedFormat: Config['log']['format'],
-): Promise<void> {
+): Promise<boolean> {
   logger.info({ file }, 'SIGHUP: reloading the configuration');
   let next: Config;
   try {
@@ -151,7 +153,7 @@ async function reload(
     }
     const why = problems ? { problems: problems.length } : { err: errorText(err) };
     logger.error({ file, ...why }, 'configuration refused; the running configuration is kept');
-    return;
+    return false;
   }
   for (const w of configWarnings(next)) logger.warn({ file, key: w.path }, w.message);
   try {
@@ -159,8 +161,10 @@ async function reload(
     // The log's stream is made once: say so rather than ignore the edit.
     if (next.log.format !== startedFormat) logger.warn('log.format changed: it takes effect at the next restart');
     daemonLogger.apply(logger, next.log);
+    return true;
   } catch (err) {
     logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept');
+    return false;
   }
 }
 

@@ -193,8 +193,15 @@ export class Metrics {
     help: 'Whether this replica leads (1: it runs the checks, delivery and remediation) or follows (0).',
   });
 
+  /** 0 after a reload (SIGHUP) was refused and the running config kept, as Prometheus' own gauge says. */
+  readonly configReloadSuccessful = this.#in(Gauge, {
+    name: 'deploy_watchdog_config_last_reload_successful',
+    help: 'Whether the last configuration reload (SIGHUP) was applied (1) or refused, the running configuration kept (0).',
+  });
+
   constructor(options: MetricsOptions = {}) {
     this.buildInfo.set({ version: packageVersion() }, 1);
+    this.configReloadSuccessful.set(1); // the config it started with
     if (options.processMetrics ?? true) {
       collectProcessMetrics(this.registry);
       for (const name of TOTAL_GAUGES) this.registry.removeSingleMetric(name);

@@ -127,6 +127,52 @@ describe('metrics', () => {
   });
 });
 
+describe('a page the daemon no longer needs', () => {
+  it('is counted aborted, never an API error', async () => {
+    // Pages of one run, each answered late: the walk stops at its cutoff with the next page on its way.
+    const few = await manualSim({ apps: 3 });
+    few.sim.control.setFault('runs.list', { latencyMs: 300 });
+    const config = engineConfig(few.sim, tmp.dir);
+    const metrics = new Metrics({ processMetrics: false });
+    const logger = captureLogger('silent').logger;
+    wd = Watchdog.open({
+      config: { ...config, api: { ...config.api, page_size: 1 } },
+      clock: few.clock,
+      logger,
+      metrics,
+    });
+    try {
+      expect((await wd.runOnce(['runs'])).jobs[0]!.outcome).toBe('ok');
+    } finally {
+      await wd.stop(1_000);
+      wd = undefined;
+      await few.sim.close();
+    }
+    const text = await metrics.render();
+    expect(text).toMatch(/deploy_watchdog_api_requests_total\{function="runs\.list",status="aborted"\} [1-9]/);
+    expect(text).not.toContain('deploy_watchdog_api_errors_total{');
+  });
+});
+
+describe('the last success of each job', () => {
+  it('is in /metrics from the start, read from the state, while the service cannot be read', async () => {
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir), clock, logger: captureLogger('silent').logger });
+    await wd.runOnce(['runs']);
+    const readAt = clock.now();
+    await wd.stop(1_000);
+    clock.advance(60 * MINUTE);
+    sim.control.setFault('runs.list', { errorCode: 'internal_error' });
+
+    // Restarted in an outage: an alert on the gauge's age ("not read for an hour") must still see it.
+    const metrics = new Metrics({ processMetrics: false });
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir), clock, logger: captureLogger('silent').logger, metrics });
+    await wd.start();
+    expect(await metrics.render()).toContain(
+      `deploy_watchdog_last_success_timestamp_seconds{source="runs"} ${readAt / 1000}\n`,
+    );
+  });
+});
+
 describe('metric labels from the service', () => {
   it('counts an error code the reference does not list as other, however many the service invents', async () => {
     const metrics = new Metrics({ processMetrics: false });

@@ -81,3 +81,16 @@ describe('a state that fails for ten minutes under a running daemon', () => {
     expect(h.clock.nextWakeAt()).toBeUndefined();
   });
 });
+
+describe('a cycle that cannot write its result', () => {
+  it('says why in one short line, without a stack trace', async () => {
+    const log = captureLogger('info');
+    const wd = h.watchdog(CONFIG, { logger: log.logger });
+    await wd.runOnce(['runs']);
+    sqliteHandle(wd.store).close();
+    expect((await wd.runOnce(['runs'])).jobs[0]!.outcome).toBe('failed');
+    const line = log.lines().find((l) => l.msg === 'cycle failed to write its result')!;
+    expect(line.err).toBe('TypeError: The database connection is not open');
+    await wd.stop(1_000).catch(() => undefined);
+  });
+});

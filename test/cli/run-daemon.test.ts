@@ -71,12 +71,19 @@ describe('run', { timeout: 120_000 }, () => {
       .find((l) => l.includes('"configuration problem"'))!;
     expect(JSON.parse(problem)).toMatchObject({ level: 50, key: 'api.requests_per_second' });
     expect(await status(`${base}/healthz`)).toBe(200);
+    // Said where an alert can see it, as Prometheus says its own (the exposition lags up to a second).
+    const reloadGauge = async (value: number) =>
+      (await (await fetch(`${base}/metrics`)).text()).includes(
+        `deploy_watchdog_config_last_reload_successful ${value}\n`,
+      );
+    await until('the refusal in /metrics', () => reloadGauge(0), output);
 
     // A valid file is applied: the runtime is rebuilt, the listener stays, cycles run again.
     fs.writeFileSync(configFile, good.replace('requests_per_second: 200', 'requests_per_second: 100'));
     daemon.child.kill('SIGHUP');
     await until('the reload', () => output().includes('configuration reloaded'), output);
     await until('/readyz after the reload', async () => (await status(`${base}/readyz`)) === 200, output);
+    await until('the reload in /metrics', () => reloadGauge(1), output);
 
     daemon.child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -93,7 +93,11 @@ const container = pod.containers[0]!;
 const secret = only('Secret') as Manifest & { stringData: Record<string, string> };
 const configMap = only('ConfigMap') as Manifest & { data: Record<string, string> };
 const budget = only('PodDisruptionBudget') as Manifest & {
-  spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
+  spec: {
+    minAvailable: number;
+    selector: { matchLabels: Record<string, string> };
+    unhealthyPodEvictionPolicy?: string;
+  };
 };
 
 /** The config the ConfigMap holds, as the file the replicas read. */
@@ -167,6 +171,8 @@ describe('deploy/kubernetes', () => {
     });
     expect(deployment.spec.template.metadata.labels).toMatchObject(budget.spec.selector.matchLabels);
     expect(budget.spec.minAvailable).toBe(1);
+    // Both not ready in an outage of the API or PostgreSQL: a drain must not wait for its end.
+    expect(budget.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
   });
 
   it("runs the image of this version with the image's own command: its ENTRYPOINT and CMD", () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AlertEventKind } from '../../src/alerts/alert-event.js';
 import { FOLDED_REASON } from '../../src/alerts/decide.js';
@@ -6,6 +7,7 @@ import {
   type DecisionFacts,
   type NotificationLogEntry,
   type NotifyDecision,
+  STATUS_OF_DECISION,
 } from '../../src/notify/delivery-decision.js';
 import type { ResolvedRoute } from '../../src/notify/router.js';
 
@@ -215,5 +217,18 @@ describe('decideDelivery', () => {
     expect(decideDelivery(facts('firing', { contextPending: reading(30) })).detail).toBe(
       'its context was not read within 30000 ms',
     );
+  });
+});
+
+describe('the outcomes of deploy_watchdog_notifications_total', () => {
+  it('are named in the README as /metrics writes them, so a query on one finds it', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const row = readme.split('\n').find((l) => l.includes('| `deploy_watchdog_notifications_total` |'))!;
+    const named = [...row.split('|')[3]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    // What delivery.ts counts, then every decision of the outbox but `deliver` (which delivery counts).
+    const written = ['sent', 'retry', 'failed', 'expired', 'partial', 'unconfirmed'];
+    written.push(...Object.keys(STATUS_OF_DECISION).filter((d) => d !== 'deliver'));
+    expect(named.length).toBeGreaterThan(6);
+    expect(named.filter((o) => !written.includes(o!))).toEqual([]);
   });
 });
