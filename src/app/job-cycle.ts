@@ -373,6 +373,19 @@ export function logEvents(log: Logger, events: readonly AlertEvent[]): void {
   log.info({ more }, `and ${events.length - LOGGED_EVENTS_MAX} more alert events this cycle: the console lists them`);
 }
 
+/**
+ * The gauges a leader takes up from the store: the open alerts ({@link updateOpenAlerts}) and each
+ * job's last success, so that restarted in an outage, an alert on how long ago a job last read
+ * still sees it.
+ */
+export function showStoredGauges(deps: Pick<CycleDeps, 'alerts' | 'metrics' | 'health'>, jobs: Iterable<string>): void {
+  updateOpenAlerts(deps);
+  for (const job of jobs) {
+    const at = deps.health.get(job)?.lastSuccessAt;
+    if (at) deps.metrics.lastSuccess.set({ source: job }, at / 1000);
+  }
+}
+
 /** Sets the open-alerts gauges from the store: firing alerts by check and severity, and the acknowledged ones. */
 export function updateOpenAlerts(deps: Pick<CycleDeps, 'alerts' | 'metrics'>): void {
   const rows = deps.alerts.firingCounts();

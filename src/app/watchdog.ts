@@ -45,7 +45,7 @@ import { HealthListener } from './health-listener.js';
 import { daemonFigures } from '../console/console-handler.js';
 import { JobSlots } from './job-slots.js';
 import { compareWithLeaderConfig, recordLeaderConfig } from './leader-config.js';
-import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
+import { runJobCycle, showStoredGauges, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
 import { errorText } from '../lib/error-text.js';
 import { planRequestBudget } from './plan-request-budget.js';
@@ -579,14 +579,9 @@ export class Watchdog {
   #takeUp(rt: Runtime): void {
     this.metrics.leader.set(1); // a replica's election says so too; a lone daemon leads from its start
     this.store.transaction(() => this.#health.enableAll());
-    // From the state: restarted in an outage, an alert on how long ago a job last read still sees it.
-    for (const job of rt.jobs.keys()) {
-      const at = this.#health.get(job)?.lastSuccessAt;
-      if (at) this.metrics.lastSuccess.set({ source: job }, at / 1000);
-    }
     this.#prune();
     this.#letGoOfRetired(rt);
-    updateOpenAlerts(rt.deps);
+    showStoredGauges(rt.deps, rt.jobs.keys());
   }
 
   /** What a new configuration stopped looking at: source alerts of jobs off resolve, retired checks' alerts close. */
