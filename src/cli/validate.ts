@@ -63,8 +63,10 @@ const validate = defineCommand({
     const { config, unset, inlineSecrets } = loaded;
     io.stdout.write(`${summarize(file, config, unset)}\n`);
     for (const p of unset) {
+      // A `${file:PATH}` the daemon reads where it runs, as it does a variable's value.
+      const why = p.unsetVariable?.startsWith('file:') ? `${p.message} here` : `\${${p.unsetVariable}} is not set here`;
       io.stderr.write(
-        `${formatProblem(file, { ...p, message: `\${${p.unsetVariable}} is not set here; checked with a stand-in (the daemon needs it set)` })}\n`,
+        `${formatProblem(file, { ...p, message: `${why}; checked with a stand-in (the daemon needs it set)` })}\n`,
       );
     }
     const stateWarning =

@@ -2,17 +2,20 @@ import { z } from 'zod';
 import { configSchema } from './config-schema.js';
 import { isNode, type SchemaNode } from './schema-nodes.js';
 
-/**
- * A `${VAR}` reference somewhere in a string, as `substituteEnv` reads one: `$${` is a literal
- * `${`, so a reference is a `${` that no `$` comes before.
- */
-export const REFERENCE_INSIDE = '(?:^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
+/** What a reference holds between `${` and `}`: a variable, with its default if any, or `file:PATH`. */
+const REFERENCE_BODY = '(?:[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?|file:[^}]+)';
 
 /**
- * A value that is one whole `${VAR}` reference: what a plain YAML scalar must be for its value to
- * be read as a number or a boolean (`port: ${SMTP_PORT}`, see `load-config.ts`).
+ * A `${VAR}` (or `${file:PATH}`) reference somewhere in a string, as `substituteEnv` reads one:
+ * `$${` is a literal `${`, so a reference is a `${` that no `$` comes before.
  */
-const REFERENCE_WHOLE = '^\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}$';
+export const REFERENCE_INSIDE = `(?:^|[^$])\\$\\{${REFERENCE_BODY}\\}`;
+
+/**
+ * A value that is one whole reference: what a plain YAML scalar must be for its value to be read
+ * as a number or a boolean (`port: ${SMTP_PORT}`, see `load-config.ts`).
+ */
+const REFERENCE_WHOLE = `^\\$\\{${REFERENCE_BODY}\\}$`;
 
 /** The keywords whose value is one subschema. */
 const ONE_SUBSCHEMA = ['items', 'additionalProperties', 'if', 'then', 'else', 'not'] as const;

@@ -1,3 +1,5 @@
+import { unreadableText } from './config-error.js';
+
 /** The outcome of substituting variables in one string. */
 export type Substitution =
   | {
@@ -11,20 +13,25 @@ export type Substitution =
   | {
       ok: false;
       message: string;
-      /** The variable that is not set, when that is what failed (not a malformed reference). */
+      /** The variable that is not set (or `file:PATH`, unreadable), when that is what failed (not a malformed reference). */
       unset?: string;
     };
 
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
+
+/** A file's reference, `${file:PATH}`: the file's text stands for it (a secret mounted as a file). */
+const FILE_REFERENCE = /^file:(.+)$/s;
 
 /**
  * Replaces `${VAR}` and `${VAR:-default}` in `text` with values from `env`. `:-` uses the default
  * when the variable is unset or empty (as in the shell and Docker Compose); `$${` stands for a
  * literal `${`. A reference to an unset variable without a default, an unterminated `${` or a
  * malformed name is an error whose message names the variable, never a value. Defaults cannot
- * nest (`${A:-${B}}` is not supported).
+ * nest (`${A:-${B}}` is not supported). `${file:PATH}` is the text `readFile` gives for PATH, its
+ * surrounding whitespace trimmed as for `api.token_file` (Kubernetes' and Docker's secrets are files); a file it cannot
+ * read is an error that names the file and why.
  */
-export function substituteEnv(text: string, env: NodeJS.ProcessEnv): Substitution {
+export function substituteEnv(text: string, env: NodeJS.ProcessEnv, readFile: (path: string) => string): Substitution {
   const variables: string[] = [];
   // The first reference that cannot be substituted, if one cannot: the text is then not substituted.
   const failures: Extract<Substitution, { ok: false }>[] = [];
@@ -35,6 +42,17 @@ export function substituteEnv(text: string, env: NodeJS.ProcessEnv): Substitutio
     if (close === undefined) {
       failures.push({ ok: false, message: 'has an unterminated "${" (write "$${" for a literal "${")' });
       return '';
+    }
+    const file = FILE_REFERENCE.exec(inner)?.[1];
+    if (file !== undefined) {
+      try {
+        const read = readFile(file).trim();
+        variables.push(`file:${file}`);
+        return read;
+      } catch (err) {
+        failures.push({ ok: false, message: `file ${file} ${unreadableText(err)}`, unset: `file:${file}` });
+        return '';
+      }
     }
     const m = REFERENCE.exec(inner);
     if (!m) {

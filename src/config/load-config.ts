@@ -224,7 +224,8 @@ function readConfig(
   const unset: { path: KeyPath; problem: ConfigProblem }[] = [];
   // The variables each substituted value was read from, by key path.
   const readFrom = new Map<string, string[]>();
-  substituteNode(doc.contents, [], env, (p, result) => {
+  const readFile = (file: string) => fs.readFileSync(path.resolve(baseDir, file), 'utf8');
+  substituteNode(doc.contents, [], { env, readFile }, (p, result) => {
     if (result.ok) {
       if (result.variables.length > 0) readFrom.set(formatKeyPath(p), result.variables);
       return;
@@ -359,18 +360,18 @@ function yamlErrorText(message: string): string {
 function substituteNode(
   node: unknown,
   p: PropertyKey[],
-  env: NodeJS.ProcessEnv,
+  from: { env: NodeJS.ProcessEnv; readFile: (file: string) => string },
   done: (p: KeyPath, result: Substitution) => void,
 ): void {
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      substituteNode(pair.value, [...p, key], env, done);
+      substituteNode(pair.value, [...p, key], from, done);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, i) => substituteNode(item, [...p, i], env, done));
+    node.items.forEach((item, i) => substituteNode(item, [...p, i], from, done));
   } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
-    const result = substituteEnv(node.value, env);
+    const result = substituteEnv(node.value, from.env, from.readFile);
     if (result.ok) node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
     done(p, result);
   }

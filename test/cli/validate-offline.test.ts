@@ -118,6 +118,19 @@ describe('validate without the secrets', () => {
     expect(stderr).toContain(`${file}: 8 problems`);
   });
 
+  it('takes a secret file the daemon mounts, and not here, as it takes an unset variable', async () => {
+    const file = config();
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('${DMS_API_TOKEN}', '${file:/run/secrets/dms-token}'));
+    const { code, stderr } = await runCli(['validate', '--config', file]);
+    expect(code).toBe(0);
+    expect(stderr).toContain(
+      `${file}:3 api.token: file /run/secrets/dms-token does not exist here; checked with a stand-in (the daemon needs it set)`,
+    );
+    const required = await runCli(['validate', '--config', file, '--require-env']);
+    expect(required.code).toBe(2);
+    expect(required.stderr).toContain(`${file}:3 api.token: file /run/secrets/dms-token does not exist`);
+  });
+
   it('says OK without a word about variables once they are all set', async () => {
     const file = config();
     const env = {

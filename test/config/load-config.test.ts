@@ -955,6 +955,20 @@ notify:
     expect(config.notify.heartbeat?.url.reveal()).toBe(`https://hc.example/ping/${TOKEN}`);
   });
 
+  it('reads a secret mounted as a file with ${file:…}, relative to the config, and names a file it cannot read', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secret-files-'));
+    fs.writeFileSync(path.join(dir, 'smtp-pass'), `${SMTP_PASS}\n`);
+    const yaml = FULL.replace('${SMTP_PASSWORD}', '${file:smtp-pass}');
+    const config = parseConfig(yaml, ENV, 'x.yaml', { baseDir: dir });
+    const mail = config.notify.channels.find((c) => c.type === 'email');
+    expect(mail?.type === 'email' && mail.smtp.auth?.pass.reveal()).toBe(SMTP_PASS);
+    expect(JSON.stringify(config)).not.toContain(SMTP_PASS);
+    const err = errorOf(FULL.replace('${SMTP_PASSWORD}', '${file:/run/secrets/no-such-file}'));
+    expect(err.message).toMatch(
+      /x\.yaml:\d+ notify\.channels\[1\]\.smtp\.auth\.pass: file \/run\/secrets\/no-such-file does not exist/,
+    );
+  });
+
   it('names the variable of a token_file that cannot be read, never its value (the token, given there by mistake)', () => {
     const err = errorOf(`api:\n  base_url: https://manage.example.com\n  token_file: \${DMS_API_TOKEN}\n`);
     expect(err.message).toContain('api.token_file: the file ${DMS_API_TOKEN} names does not exist');
