@@ -1,7 +1,9 @@
 /**
  * The heartbeat: after each healthy cycle, a GET to an outside dead man's switch (a
  * healthchecks.io-style ping URL), at most once per `every`. If the watchdog stops, hangs or keeps
- * failing, the pings stop and the outside service tells someone. The ping never blocks the cycle,
+ * failing, the pings stop and the outside service tells someone. So they do while no channel can
+ * deliver (`held`): a watchdog that reads well but reaches no one is not fine, which is why
+ * Alertmanager's own Watchdog alert goes through its receivers. The ping never blocks the cycle,
  * and the URL (it is the credential of the check) never appears in logs.
  */
 import { request, type Dispatcher } from '../lib/undici-core.js';
@@ -22,15 +24,19 @@ export interface HeartbeatOptions {
   logger?: Logger;
   /** undici dispatcher (a proxy agent, or tests' own); the global one when absent. */
   dispatcher?: Dispatcher;
+  /** Why no message can get out now (every channel failing with messages waiting), if so. */
+  held?: () => string | undefined;
 }
 
 /** Why a beat did or did not ping, named. */
-export type BeatDecision = 'pinged' | 'not_due' | 'in_flight';
+export type BeatDecision = 'pinged' | 'not_due' | 'in_flight' | 'held';
 
 /** Pings the dead man's switch after healthy cycles. */
 export class Heartbeat {
   #lastAt: number | undefined;
   #inFlight: Promise<void> | undefined;
+  /** Why the last due beat was held, so that holding and letting go are each said once. */
+  #heldFor: string | undefined;
   readonly #log: Logger;
 
   constructor(private readonly options: HeartbeatOptions) {
@@ -47,6 +53,13 @@ export class Heartbeat {
     // Last pinged "after" now: the clock went back since, and waiting for then would add the step.
     const since = this.#lastAt === undefined ? Infinity : now - this.#lastAt;
     if (since >= 0 && since < this.options.settings.every) return 'not_due';
+    const held = this.options.held?.();
+    if (held !== this.#heldFor) {
+      if (held) this.#log.warn({ reason: held }, "heartbeat held: the dead man's switch will tell someone");
+      else this.#log.info('heartbeat pings again: a channel delivers');
+      this.#heldFor = held;
+    }
+    if (held) return 'held';
     this.#lastAt = now;
     this.#inFlight = this.#ping().finally(() => {
       this.#inFlight = undefined;

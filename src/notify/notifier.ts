@@ -115,7 +115,13 @@ export function createNotifier(options: NotifierOptions) {
   // A dispatcher left out is undefined: the heartbeat uses the global one.
   const heartbeat =
     notify.heartbeat &&
-    new Heartbeat({ settings: notify.heartbeat, clock, logger: base, dispatcher: options.dispatcher });
+    new Heartbeat({
+      settings: notify.heartbeat,
+      clock,
+      logger: base,
+      dispatcher: options.dispatcher,
+      held: () => undelivered(rows, channels),
+    });
 
   // Each channel's credentials, checked once at start (a bot token Slack refuses) and said, naming
   // the channel; nothing waits for it, and a send finds the same answer by itself.
@@ -186,4 +192,19 @@ export function createNotifier(options: NotifierOptions) {
     /** One delivery round now (tests, `check`). */
     deliverDue: (now?: number) => delivery.deliverDue(now),
   };
+}
+
+/**
+ * Why no message can get out now, if so: every channel that sends somewhere (not `log`) has
+ * messages waiting and failed its last try. A channel with nothing waiting is not failing, however
+ * its last try went.
+ */
+function undelivered(rows: OutboxStore, channels: ReadonlyMap<string, Channel>): string | undefined {
+  const outward = [...channels.values()].filter((c) => c.kind !== 'log').map((c) => c.name);
+  const backlog = rows.backlog();
+  const failing = outward.filter(
+    (name) => (backlog.get(name)?.pending ?? 0) > 0 && rows.channelState(name).consecutiveFailures > 0,
+  );
+  if (outward.length === 0 || failing.length < outward.length) return undefined;
+  return `no channel delivers: ${failing.join(', ')} failed their last try with messages waiting`;
 }

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Secret } from '../../src/lib/secret.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { Heartbeat } from '../../src/notify/heartbeat.js';
-import { Harness, LogCapture, MINUTE, T0 } from './notify-fixture.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { finding, Harness, LogCapture, MINUTE, T0, slackTo } from './notify-fixture.js';
 
 let server: Server;
 let base: string;
@@ -69,6 +70,33 @@ describe('heartbeat', () => {
       await vi.waitFor(() => expect(hits).toEqual([`GET /ping/${token}`]));
     } finally {
       await h.close();
+    }
+  });
+
+  it("holds its ping while no channel delivers, so the dead man's switch tells someone", async () => {
+    const slack = await startWebhookReceiver();
+    const h = Harness.open({
+      channels: [slackTo('ops', slack.url), { name: 'console', type: 'log' }],
+      notify: { heartbeat: { url: new Secret(`${base}/ping/${token}`), every: MINUTE } },
+    });
+    const log = h.log;
+    try {
+      slack.setMode('fail500');
+      h.cycle('runs', [finding('shop')]);
+      expect(await h.notifier.deliverDue()).toMatchObject({ retried: 1, waiting: 1 });
+      // Slack fails with a message waiting; the log channel reaches no one.
+      expect(h.notifier.heartbeat()).toBe('held');
+      expect(log.text()).toContain('no channel delivers: ops failed their last try with messages waiting');
+      expect(hits).toEqual([]);
+      slack.setMode('ok');
+      h.clock.advance(10 * MINUTE);
+      expect(await h.notifier.deliverDue()).toMatchObject({ waiting: 0 });
+      expect(h.notifier.heartbeat()).toBe('pinged');
+      await vi.waitFor(() => expect(hits).toEqual([`GET /ping/${token}`]));
+      expect(log.text()).toContain('heartbeat pings again');
+    } finally {
+      await h.close();
+      await slack.close();
     }
   });
 
