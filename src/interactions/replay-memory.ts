@@ -1,7 +1,7 @@
 /**
  * What a receiver of Slack's clicks has already taken, so that the same one taken twice is acted
  * on once: over HTTP a signed body (posted again, or signed again, is a replay), over Socket Mode an
- * envelope's id; and the on-call tools' webhooks, their posts' ids (with no end). Each key is kept
+ * envelope's payload; and the on-call tools' webhooks, their posts' ids (with no end). Each key is kept
  * until its own end (when it could no longer be taken anyway), and at most {@link ReplayMemory}
  * `maxKeys` of them (the oldest forgotten first), so a peer cannot grow it without bound. It runs
  * in the threads that receive (the front door, the Socket Mode thread) and imports nothing.

@@ -14,10 +14,13 @@
  * binary, larger than {@link MAX_ENVELOPE_BYTES} or not a JSON object is one bad envelope, ignored and said
  * once a minute with a count (the library would ignore it silently, or parse a frame of any size);
  * an envelope of another type than `interactive` is acknowledged and ignored, said the same way;
- * an envelope id taken before is acknowledged again and not handed on. Nothing of what it carries
+ * a payload taken before is acknowledged again and not handed on, whatever its envelope's id (Slack
+ * resends an envelope it saw no acknowledgement of in time, and a resend may come with an id of
+ * its own; a click's payload carries its own trigger_id and action_ts). Nothing of what it carries
  * is logged but its size and type. The daemon runs it on a thread of its own
  * (`socket-mode-worker.ts`), so the acknowledgement never waits on the main thread.
  */
+import { createHash } from 'node:crypto';
 import type { SocketModeClient } from '@slack/socket-mode';
 import { Backoff, LOOP_BACKOFF } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
@@ -36,7 +39,7 @@ const STABLE_MS = 10_000;
  * HTTP receiver takes the same at most).
  */
 export const MAX_ENVELOPE_BYTES = 1024 * 1024;
-/** How long an envelope id is remembered: a replay of it later than this is not told apart. */
+/** How long a payload is remembered: a replay of it later than this is not told apart. */
 const REPLAY_WINDOW_MS = 5 * 60_000;
 /** The longest envelope type said in a log line; it is the peer's text. */
 const TYPE_SHOWN_MAX = 40;
@@ -69,7 +72,6 @@ export interface ReceiverLog extends LineLogger {
 interface Envelope {
   ack: () => Promise<void>;
   type: string;
-  envelope_id?: unknown;
   body: unknown;
 }
 
@@ -178,8 +180,10 @@ export class SocketReceiver {
   /** Acknowledges an envelope at once, then hands on an interaction not taken before. */
   #envelope(e: Envelope): void {
     const now = this.o.clock.now();
-    const id = typeof e.envelope_id === 'string' ? e.envelope_id : undefined;
-    const again = id !== undefined && this.#taken.seen(id, now + REPLAY_WINDOW_MS, now);
+    const digest = createHash('sha256')
+      .update(JSON.stringify(e.body ?? null))
+      .digest('hex');
+    const again = this.#taken.seen(digest, now + REPLAY_WINDOW_MS, now);
     e.ack()
       .catch((err: unknown) => this.o.log.warn({ error: errorText(err) }, 'cannot acknowledge a Socket Mode envelope'))
       .finally(() => {

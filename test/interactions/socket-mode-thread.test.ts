@@ -101,6 +101,21 @@ describe('the Socket Mode thread', () => {
     expect(log.text()).toContain('a Socket Mode envelope taken before came again');
   });
 
+  it('hands over a click Slack resends in a new envelope once, acknowledging both', async () => {
+    // Slack resends an envelope it saw no acknowledgement of in time, and may give the resend an id of its own.
+    const made = slack.socketClick(CLICK);
+    const resent = { ...JSON.parse(made.envelope), envelope_id: 'e-resent', retry_attempt: 1, retry_reason: 'timeout' };
+    slack.sendOverSocket(made.envelope);
+    slack.sendOverSocket(JSON.stringify(resent));
+    await vi.waitFor(() => expect(slack.acks).toEqual(expect.arrayContaining([made.envelopeId, 'e-resent'])), WAIT);
+    await slack.clickOverSocket(CLICK);
+    await vi.waitFor(() => expect(payloads).toHaveLength(2), WAIT);
+    // In order on one connection: the second handed over is the later click, not the resend.
+    const triggers = payloads.map((p) => (p as { trigger_id: string }).trigger_id);
+    expect(new Set(triggers).size).toBe(2);
+    expect(log.text()).toContain('a Socket Mode envelope taken before came again');
+  });
+
   it('closes the connection and ends the thread when the last holder lets go', async () => {
     // A second holder (a reload's new runtime) keeps it; the last one's release ends it.
     const next = thread.reserve({ appToken: new Secret(APP_TOKEN), apiUrl: slack.url, channels: ['ops-app'] });

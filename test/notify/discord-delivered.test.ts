@@ -2,9 +2,9 @@
  * The Discord channel driven end to end against a fake channel webhook that checks Discord's limits
  * and keeps its rate-limit buckets on the test's clock: the firing is one living message, which its
  * acknowledgement and its end edit in place (the end also said in a short new message); a message
- * deleted in Discord is posted again and followed; API text is escaped for Discord's
- * markdown and `allowed_mentions` is empty, so nothing pings; the configured role is the only one
- * allowed; an empty bucket is waited out before sending (the fake never answers 429 to it), and a
+ * deleted in Discord is posted again and followed, every alert of its group kept when that post is
+ * refused once; API text is escaped for Discord's markdown and `allowed_mentions` is empty, so
+ * nothing pings; the configured role is the only one allowed; an empty bucket is waited out before sending (the fake never answers 429 to it), and a
  * 429's retry_after is honoured through the outbox; the webhook's token is never in the state or
  * the log.
  */
@@ -112,6 +112,33 @@ describe('the Discord channel, end to end', () => {
     expect(world.statuses()).not.toContain('pending');
     expect(world.leaks([discord.token])).toEqual([]);
   });
+
+  for (const status of [429, 500]) {
+    it(`keeps every alert of the group when the post replacing a deleted message is refused (${status})`, async () => {
+      open();
+      // Two certificates of one app: one group, one message of two alerts.
+      const [a, b] = [...world.sim.control.state.apps.values()]
+        .map((app) => app.urlIds.filter((u) => world.sim.control.state.urls.get(u)!.sslExpiresAt !== null))
+        .find((urls) => urls.length >= 2)!;
+      const fingerprint = await world.fire(a!);
+      world.sim.control.checks.certificates.expire(b!, { inDays: 2 });
+      await world.wd!.runOnce(['urls']);
+      await world.wd!.deliverDue();
+      const [first] = [...discord.posted.keys()];
+      expect(discord.posted.get(first!)!.message.embeds).toHaveLength(2);
+      discord.deleteMessage(first!);
+
+      // The edit finds the message gone; the post of its replacement is refused, then retried.
+      discord.answerNext({ status, body: { message: 'refused', retry_after: 0.5, global: false } }, 1, 1);
+      await world.acknowledge(fingerprint);
+      world.clock.advance(60_000);
+      await world.wd!.deliverDue();
+      expect(world.statuses()).not.toContain('pending');
+      const [second] = [...discord.posted.values()];
+      expect(second!.message.embeds).toHaveLength(2);
+      expect(texts(second!.message)).toContain('acknowledged by alice');
+    });
+  }
 
   it('posts again, saying a duplicate may exist, when a crash cut its post short before its id was kept', async () => {
     open();

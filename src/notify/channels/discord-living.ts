@@ -89,18 +89,18 @@ export class DiscordLiving {
 
   async #deliver({ living, ...message }: DiscordDelivery, signal: AbortSignal | undefined): Promise<SendResult> {
     if (!living) return (await this.o.post(message, false, signal)).result;
-    let link = this.#usable(this.o.links.living(this.o.name, living.groupKey));
+    const link = this.#usable(this.o.links.living(this.o.name, living.groupKey));
     const state = stateAfter(link, living);
     const whole = this.o.render(groupMessage(state, Infinity));
     if (link) {
       const edited = await this.o.edit(link.ts!, whole, signal);
       if (edited === 'gone') {
-        this.o.links.close(link.id, 'its message is gone from Discord', this.o.clock.now());
         this.o.log.warn(
           { group: living.groupKey, message: link.ts },
           'the living message is gone from Discord; posting a new one in its place',
         );
-        link = undefined;
+        // Its link follows the new one: a refused post leaves it, with the group's alerts, for the retry.
+        return this.#postLiving(living.groupKey, state, whole, signal, link);
       } else if (edited.outcome !== 'ok') {
         return edited;
       }
@@ -135,23 +135,26 @@ export class DiscordLiving {
 
   /**
    * Posts a group's new living message and keeps its id; the intent committed first, dropped when
-   * Discord refuses it, closed (said at warn) when no answer came.
+   * Discord refuses it, closed (said at warn) when no answer came. In place of a message `gone`
+   * from Discord, its link is the intent, left as it is until the post is answered.
    */
   async #postLiving(
     groupKey: string,
     state: LivingState,
     whole: DiscordMessage,
     signal: AbortSignal | undefined,
+    gone?: LivingMessage,
   ): Promise<SendResult> {
     const { links, clock } = this.o;
-    const intent = links.intend(this.o.name, groupKey, this.o.webhookId, randomUUID(), clock.now());
+    const intent = gone ?? links.intend(this.o.name, groupKey, this.o.webhookId, randomUUID(), clock.now());
     const { result, id, unanswered } = await this.o.post(whole, true, signal);
     if (result.outcome !== 'ok') {
       // Refused: nothing was posted. No answer: Discord may have it, and a webhook cannot look for
       // it, so the next delivery posts a new one.
-      if (!unanswered) links.forget(intent.id);
-      else {
-        links.close(intent.id, 'no answer came to its post', clock.now());
+      if (!unanswered) {
+        if (!gone) links.forget(intent.id);
+      } else {
+        if (!gone) links.close(intent.id, 'no answer came to its post', clock.now());
         this.o.log.warn(
           { group: groupKey, reason: result.reason },
           "no answer came to the living message's post; the next delivery posts it again, so one duplicate may exist",
