@@ -60,9 +60,6 @@ export interface BudgetSettings {
   readsPerApp: number;
 }
 
-/** One job's line of the budget, as {@link jobLine} starts it and {@link planBudget} stretches it. */
-export type JobBudget = ReturnType<typeof jobLine>;
-
 /** The budget fitted, as {@link planBudget} answers it. */
 export type BudgetPlan = ReturnType<typeof planBudget>;
 
