@@ -6,9 +6,8 @@
  * every form before it gets here; refused, changing nothing, to a visitor
  * `server.console.allow.remediate` does not name. What came of it is said on the alert's page.
  */
-import { formatUtc } from '../lib/format-utc.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
-import { skipText } from '../remediation/request-words.js';
+import { NO_POLICY_TEXT, unsentText } from '../remediation/request-words.js';
 import { mayRemediate } from '../config/console-config.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
@@ -57,28 +56,16 @@ export async function submitRemediation(
     const text = `Sorry: ${ctx.who} may not ask for a remediation from the console (server.console.allow.remediate). Nothing was sent.`;
     return alertPageAgain(ctx, fingerprint, 403, { kind: 'error', text });
   }
-  if (!deps.remediation) return refused('No remediation policy is configured: nothing was sent.');
+  if (!deps.remediation) return refused(NO_POLICY_TEXT);
   const r = await deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);
-  switch (r.outcome) {
-    case 'asked':
-      logger.info({ fingerprint, by: ctx.who }, 'remediation asked in the console; the daemon decides when it turns');
-      return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation-asked' }) };
-    case 'planned':
-      logger.info({ fingerprint, by: ctx.who, policy: r.policy, key: r.key }, 'remediation asked in the console');
-      return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation' }) };
-    case 'dry_run':
-      return refused(`Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`);
-    case 'skipped':
-      return refused(`${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.`);
-    case 'not_covered':
-      return refused('No remediation policy acts on this alert now: nothing was sent.');
-    case 'not_firing':
-      return refused(
-        r.alert.resolvedAt !== null
-          ? `It was resolved at ${formatUtc(r.alert.resolvedAt)}: nothing was sent.`
-          : 'It is not firing: nothing was sent.',
-      );
-    case 'not_found':
-      return { status: 404, body: messagePage('Not found', 'There is no such alert any more: nothing was sent.') };
+  if (r.outcome === 'asked') {
+    logger.info({ fingerprint, by: ctx.who }, 'remediation asked in the console; the daemon decides when it turns');
+    return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation-asked' }) };
   }
+  if (r.outcome === 'planned') {
+    logger.info({ fingerprint, by: ctx.who, policy: r.policy, key: r.key }, 'remediation asked in the console');
+    return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation' }) };
+  }
+  if (r.outcome === 'not_found') return { status: 404, body: messagePage('Not found', unsentText(r)) };
+  return refused(unsentText(r));
 }

@@ -21,7 +21,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
 import type { Logger } from '../lib/logger.js';
 import { SILENCE_BUTTONS, type ButtonAction } from '../notify/channels/slack-app-buttons.js';
-import { skipText } from '../remediation/request-words.js';
+import { NO_POLICY_TEXT, unsentText } from '../remediation/request-words.js';
 import type { Remediator } from '../remediation/remediator.js';
 import type { Store } from '../state/store.js';
 import { commandLine } from '../notify/channels/shell-line.js';
@@ -161,32 +161,18 @@ function silenceAction({ deps, fingerprint, who, now }: Click, action: 'silence_
 }
 
 function remediateAction({ deps, fingerprint, who, now }: Click): ActionResult {
-  if (!deps.remediation) {
-    return { outcome: 'unchanged', text: 'No remediation policy is configured: nothing was sent.' };
-  }
-  // The words of what the request came to.
+  if (!deps.remediation) return { outcome: 'unchanged', text: NO_POLICY_TEXT };
   const r = deps.remediation.request(fingerprint, `slack:${who.label}`, now);
-  switch (r.outcome) {
-    case 'planned':
-      return {
-        outcome: 'done',
-        text: `${r.action.words.request}: attempt ${r.attempt} of ${r.maxAttempts} of policy ${r.policy} is being sent (idempotency key ${r.key}); its outcome will be said in this message's thread.`,
-        note: `${r.action.words.request} asked by ${who.label} in Slack: attempt ${r.attempt} of ${r.maxAttempts} (key ${r.key})`,
-      };
-    case 'dry_run':
-      return {
-        outcome: 'unchanged',
-        text: `Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`,
-      };
-    case 'skipped':
-      return { outcome: 'unchanged', text: `${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.` };
-    case 'not_covered':
-      return { outcome: 'unchanged', text: 'No remediation policy acts on this alert now: nothing was sent.' };
-    case 'not_firing':
-      return { outcome: 'stale', text: overText(r.alert, 'act on') ?? 'It is not firing: nothing was sent.' };
-    case 'not_found':
-      return { outcome: 'stale', text: 'There is no such alert any more: nothing was sent.' };
+  if (r.outcome === 'planned') {
+    return {
+      outcome: 'done',
+      text: `${r.action.words.request}: attempt ${r.attempt} of ${r.maxAttempts} of policy ${r.policy} is being sent (idempotency key ${r.key}); its outcome will be said in this message's thread.`,
+      note: `${r.action.words.request} asked by ${who.label} in Slack: attempt ${r.attempt} of ${r.maxAttempts} (key ${r.key})`,
+    };
   }
+  // An alert over or gone is a stale click; the rest the policy decided against.
+  const stale = r.outcome === 'not_firing' || r.outcome === 'not_found';
+  return { outcome: stale ? 'stale' : 'unchanged', text: unsentText(r) };
 }
 
 /** What a click on an alert no longer firing is told, or undefined while it fires. */

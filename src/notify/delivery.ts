@@ -26,11 +26,11 @@ import type { AlertEvent } from '../alerts/alert-event.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
 import { backoffDelay, LOOP_BACKOFF } from '../lib/backoff.js';
 import { errorCode, RepeatedLog } from '../lib/repeated-log.js';
-import type { Logger } from '../lib/logger.js';
-import { silentLogger } from '../lib/logger.js';
+import { silentLogger, type Logger } from '../lib/logger.js';
 import { clockWentBack, warnClockWentBack, warnWaitsEndEarly, type Clock } from '../lib/clock.js';
 import { clockTimeout } from '../lib/clock-timeout.js';
 import { errorText } from '../lib/error-text.js';
+import { getOrAdd } from '../lib/get-or-add.js';
 import type { Metrics } from '../lib/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import { MAX_RETRY_AFTER_MS, type Channel } from './channels/channel.js';
@@ -274,11 +274,10 @@ export class Delivery {
 
   /** One channel's round, never two at once for the same channel. */
   #channelRound(name: string, now: number, signal?: AbortSignal): Promise<DeliveryReport> {
-    const running = this.#busy.get(name);
-    if (running) return running;
-    const round = this.#deliverChannel(name, now, signal).finally(() => this.#busy.delete(name));
-    this.#busy.set(name, round);
-    return round;
+    // The round running, or a new one that leaves the map when it ends (always after it is added: it awaits).
+    return getOrAdd(this.#busy, name, () =>
+      this.#deliverChannel(name, now, signal).finally(() => this.#busy.delete(name)),
+    );
   }
 
   async #deliverChannel(name: string, now: number, signal?: AbortSignal): Promise<DeliveryReport> {

@@ -7,8 +7,7 @@
  * and the URL (it is the credential of the check) never appears in logs.
  */
 import { request, type Dispatcher } from '../lib/undici-core.js';
-import type { Logger } from '../lib/logger.js';
-import { silentLogger } from '../lib/logger.js';
+import { silentLogger, type Logger } from '../lib/logger.js';
 import { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { clockTimeout } from '../lib/clock-timeout.js';

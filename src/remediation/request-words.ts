@@ -2,8 +2,29 @@
  * What a person who asked for a remediation (a button in Slack or the console) is told when the
  * policy did not act: one sentence per named reason, the same on every surface.
  */
+import { notFiringText } from '../alerts/acknowledge.js';
 import { formatUtc } from '../lib/format-utc.js';
 import type { SkipReason } from './policy.js';
+import type { RemediationRequest } from './remediator.js';
+
+/** Said when no remediation policy is configured: there is nothing to ask. */
+export const NO_POLICY_TEXT = 'No remediation policy is configured: nothing was sent.';
+
+/** What a person who asked for a remediation is told when nothing was sent, whatever the reason. */
+export function unsentText(r: Exclude<RemediationRequest, { outcome: 'planned' }>): string {
+  switch (r.outcome) {
+    case 'dry_run':
+      return `Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`;
+    case 'skipped':
+      return `${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.`;
+    case 'not_covered':
+      return 'No remediation policy acts on this alert now: nothing was sent.';
+    case 'not_firing':
+      return notFiringText(r.alert, 'act on');
+    case 'not_found':
+      return 'There is no such alert any more: nothing was sent.';
+  }
+}
 
 /** Why a policy asked to act did not, in a sentence without its end. */
 export function skipText(reason: SkipReason, policy: string, nextAllowedAt: number | null): string {

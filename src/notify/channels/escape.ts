@@ -19,6 +19,7 @@
  * so a name cannot display as another; and API text escaped for Slack or HTML is one line (a line
  * break the service sent becomes a space): every place such text goes is a line of our layout.
  */
+import { getOrAdd } from '../../lib/get-or-add.js';
 import { HIDDEN, visibleText } from '../../lib/visible-text.js';
 import type { Link } from './describe.js';
 
@@ -53,13 +54,10 @@ const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 const SPECIAL = new WeakMap<Record<string, string>, RegExp>();
 
 function specialOf(map: Record<string, string>): RegExp {
-  let re = SPECIAL.get(map);
-  if (!re) {
+  return getOrAdd(SPECIAL, map, () => {
     const own = Object.keys(map).map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    re = new RegExp(`[${own.join('')}${HIDDEN}\\ud800-\\udfff]`, 'g');
-    SPECIAL.set(map, re);
-  }
-  return re;
+    return new RegExp(`[${own.join('')}${HIDDEN}\\ud800-\\udfff]`, 'g');
+  });
 }
 
 /**

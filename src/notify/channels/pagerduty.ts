@@ -14,8 +14,7 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { Channel, ChannelKind, Notification, RenderOptions } from './channel.js';
-import { renderOptionsOf } from './channel.js';
+import { renderOptionsOf, type Channel, type ChannelKind, type Notification, type RenderOptions } from './channel.js';
 import {
   alertsOf,
   incidentSender,

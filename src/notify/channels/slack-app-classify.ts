@@ -104,9 +104,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);
       const known = PLATFORM_ERRORS[word];
       if (!known) return { outcome: 'permanent', reason: `Slack refused the call (${oneLine(word, 80)})` };
-      return MESSAGE_REFUSALS.has(word)
-        ? { outcome: 'permanent', reason: known(callee) }
-        : { outcome: 'permanent', reason: known(callee), wholeChannel: true };
+      return { outcome: 'permanent', reason: known(callee), wholeChannel: !MESSAGE_REFUSALS.has(word) };
     }
     case SLACK_ERROR.HTTPError: {
       const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
