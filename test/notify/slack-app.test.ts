@@ -171,6 +171,21 @@ describe('one living message per alert group', () => {
     ]);
   });
 
+  it('a deleted message whose replacement is rate limited is replaced with the whole group all the same', async () => {
+    const harness = open();
+    const first = await postFirst(harness);
+    slack.deleteMessage(first.ts);
+    harness.clock.advance(MINUTE);
+    harness.cycle('runs', [finding('shop'), finding('crm')]);
+    slack.rateLimitNext('chat.postMessage', 5);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ retried: 1 });
+    harness.clock.advance(5 * SECOND);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
+    const second = parents().find((m) => m.ts !== first.ts);
+    expect(shown(second)).toContain('Problem shop');
+    expect(shown(second)).toContain('Problem crm');
+  });
+
   it('a remediation outcome whose thread reply is rate limited is kept on the message once', async () => {
     const harness = open();
     const parent = await postFirst(harness);

@@ -133,6 +133,8 @@ export class LivingMessages {
   #queue: Promise<unknown> = Promise.resolve();
   /** Messages this process posted whose first thread reply has not gone yet (a 429 between the two). */
   readonly #postedUnreplied = new Set<number>();
+  /** Groups whose message is gone from Slack and whose new one a refused post left unposted: what it is to show. */
+  readonly #replacing = new Map<string, LivingState>();
 
   constructor(private readonly o: LivingMessagesOptions) {}
 
@@ -186,7 +188,8 @@ export class LivingMessages {
     // A post a crash cut short: once adopted, it was this news's first post all the same.
     const cutShort = link?.status === 'posting' ? link : undefined;
     if (cutShort) link = await this.#adopt(cutShort);
-    const state = stateAfter(link, d);
+    // A refused post forgets its intent: the state of the message it replaces is kept here instead.
+    const state = stateAfter(link ?? this.#replacing.get(d.groupKey), d);
     const shown = await this.#show(link, state, d.groupKey);
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
     // The first post is the news itself (its reply retried after a 429 too); a later one is said
@@ -248,6 +251,7 @@ export class LivingMessages {
           'the living message can no longer be updated in Slack; posting a new one in its place',
         );
         open = undefined;
+        this.#replacing.set(groupKey, state);
       }
     }
     let posted = false;
@@ -256,6 +260,7 @@ export class LivingMessages {
         open ?? links.intend(this.o.name, groupKey, this.o.slackChannel, randomUUID(), this.o.clock.now()),
         message,
       );
+      this.#replacing.delete(groupKey);
       posted = true;
     }
     links.save(open.id, state, this.o.clock.now());
