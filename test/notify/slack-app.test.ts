@@ -151,19 +151,29 @@ describe('one living message per alert group', () => {
     expect(slack.callsOf('conversations.history')).toHaveLength(0);
   });
 
-  it('a message deleted in Slack is replaced: a new living message with the whole group, and the link follows it', async () => {
-    const harness = open();
+  /** Posts shop's living message, deletes it in Slack, and makes crm fire in the same group a minute on. */
+  async function deletedThenCrm(harness: Harness): Promise<SlackApiMessage> {
     const first = await postFirst(harness);
     slack.deleteMessage(first.ts);
-
     harness.clock.advance(MINUTE);
     harness.cycle('runs', [finding('shop'), finding('crm')]);
-    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1, failed: 0 });
+    return first;
+  }
 
-    const second = slack.inChannel().find((m) => !m.thread_ts)!;
-    expect(second.ts).not.toBe(first.ts);
+  /** The group's new living message shows both alerts, not only the one its event was about. */
+  function showsWholeGroup(first: SlackApiMessage): SlackApiMessage {
+    const second = parents().find((m) => m.ts !== first.ts)!;
     expect(shown(second)).toContain('Problem shop');
     expect(shown(second)).toContain('Problem crm');
+    return second;
+  }
+
+  it('a message deleted in Slack is replaced: a new living message with the whole group, and the link follows it', async () => {
+    const harness = open();
+    const first = await deletedThenCrm(harness);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1, failed: 0 });
+
+    const second = showsWholeGroup(first);
     expect(slack.replies(second.ts)).toHaveLength(1);
     expect(links(harness)).toMatchObject([
       { status: 'closed', closed_reason: 'its message can no longer be updated (message_not_found)' },
@@ -173,17 +183,12 @@ describe('one living message per alert group', () => {
 
   it('a deleted message whose replacement is rate limited is replaced with the whole group all the same', async () => {
     const harness = open();
-    const first = await postFirst(harness);
-    slack.deleteMessage(first.ts);
-    harness.clock.advance(MINUTE);
-    harness.cycle('runs', [finding('shop'), finding('crm')]);
+    const first = await deletedThenCrm(harness);
     slack.rateLimitNext('chat.postMessage', 5);
     expect(await harness.notifier.deliverDue()).toMatchObject({ retried: 1 });
     harness.clock.advance(5 * SECOND);
     expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
-    const second = parents().find((m) => m.ts !== first.ts);
-    expect(shown(second)).toContain('Problem shop');
-    expect(shown(second)).toContain('Problem crm');
+    showsWholeGroup(first);
   });
 
   it('a remediation outcome whose thread reply is rate limited is kept on the message once', async () => {
