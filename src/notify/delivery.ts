@@ -392,7 +392,11 @@ export class Delivery {
         rows.markFailed(message.rows, retryAt, result.reason, at);
         // Refused for what the channel is (a wrong password): the next message would be too, and
         // trying each could lock the account. The rest wait, and are tried with this one.
-        if (result.wholeChannel) rows.setChannelState(name, { ...state, pausedUntil: retryAt }, result.reason);
+        // Counted in its failure streak too: the heartbeat holds while no channel delivers.
+        if (result.wholeChannel) {
+          state.consecutiveFailures++;
+          rows.setChannelState(name, { ...state, pausedUntil: retryAt }, result.reason);
+        }
       });
       report.failed++;
       metrics?.notifications.inc({ channel: name, outcome: 'failed' });

@@ -73,32 +73,38 @@ describe('heartbeat', () => {
     }
   });
 
-  it("holds its ping while no channel delivers, so the dead man's switch tells someone", async () => {
-    const slack = await startWebhookReceiver();
-    const h = Harness.open({
-      channels: [slackTo('ops', slack.url), { name: 'console', type: 'log' }],
-      notify: { heartbeat: { url: new Secret(`${base}/ping/${token}`), every: MINUTE } },
-    });
-    const log = h.log;
-    try {
-      slack.setMode('fail500');
-      h.cycle('runs', [finding('shop')]);
-      expect(await h.notifier.deliverDue()).toMatchObject({ retried: 1, waiting: 1 });
-      // Slack fails with a message waiting; the log channel reaches no one.
-      expect(h.notifier.heartbeat()).toBe('held');
-      expect(log.text()).toContain('no channel delivers: ops failed their last try with messages waiting');
-      expect(hits).toEqual([]);
-      slack.setMode('ok');
-      h.clock.advance(10 * MINUTE);
-      expect(await h.notifier.deliverDue()).toMatchObject({ waiting: 0 });
-      expect(h.notifier.heartbeat()).toBe('pinged');
-      await vi.waitFor(() => expect(hits).toEqual([`GET /ping/${token}`]));
-      expect(log.text()).toContain('heartbeat pings again');
-    } finally {
-      await h.close();
-      await slack.close();
-    }
-  });
+  it.each([
+    ['fails (500)', 'fail500', { retried: 1, waiting: 1 }],
+    ['refuses the channel itself (404)', 'notFound', { failed: 1, waiting: 1 }],
+  ] as const)(
+    "holds its ping while the only channel %s, so the dead man's switch tells someone",
+    async (_what, mode, report) => {
+      const slack = await startWebhookReceiver();
+      const h = Harness.open({
+        channels: [slackTo('ops', slack.url), { name: 'console', type: 'log' }],
+        notify: { heartbeat: { url: new Secret(`${base}/ping/${token}`), every: MINUTE } },
+      });
+      const log = h.log;
+      try {
+        slack.setMode(mode);
+        h.cycle('runs', [finding('shop')]);
+        expect(await h.notifier.deliverDue()).toMatchObject(report);
+        // Slack fails with a message waiting; the log channel reaches no one.
+        expect(h.notifier.heartbeat()).toBe('held');
+        expect(log.text()).toContain('no channel delivers: ops failed their last try with messages waiting');
+        expect(hits).toEqual([]);
+        slack.setMode('ok');
+        h.clock.advance(60 * MINUTE);
+        expect(await h.notifier.deliverDue()).toMatchObject({ waiting: 0 });
+        expect(h.notifier.heartbeat()).toBe('pinged');
+        await vi.waitFor(() => expect(hits).toEqual([`GET /ping/${token}`]));
+        expect(log.text()).toContain('heartbeat pings again');
+      } finally {
+        await h.close();
+        await slack.close();
+      }
+    },
+  );
 
   it('is off without notify.heartbeat', async () => {
     const h = Harness.open({ channels: [] });
