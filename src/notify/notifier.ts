@@ -201,10 +201,11 @@ export function createNotifier(options: NotifierOptions) {
  */
 function undelivered(rows: OutboxStore, channels: ReadonlyMap<string, Channel>): string | undefined {
   const outward = [...channels.values()].filter((c) => c.kind !== 'log').map((c) => c.name);
+  if (outward.length === 0) return undefined;
+  // The backlog first: one read, and a channel with nothing waiting ends the question.
   const backlog = rows.backlog();
-  const failing = outward.filter(
-    (name) => (backlog.get(name)?.pending ?? 0) > 0 && rows.channelState(name).consecutiveFailures > 0,
-  );
-  if (outward.length === 0 || failing.length < outward.length) return undefined;
-  return `no channel delivers: ${failing.join(', ')} failed their last try with messages waiting`;
+  const failing = (name: string) =>
+    (backlog.get(name)?.pending ?? 0) > 0 && rows.channelState(name).consecutiveFailures > 0;
+  if (!outward.every(failing)) return undefined;
+  return `no channel delivers: ${outward.join(', ')} failed their last try with messages waiting`;
 }
