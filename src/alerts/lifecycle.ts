@@ -124,7 +124,8 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   /** The events written, each read back with its row id once every write is made (see `insertEvent`). */
   const events: (() => AlertEvent)[] = [];
   const seen = new Set<string>();
-  // Firing alerts seen again unchanged: the common case, written in one statement at the end.
+  // Open alerts seen again unchanged (firing with nothing to say, or still pending): the common
+  // case, written in one statement at the end.
   const unchanged: string[] = [];
   /** When the open alerts whose times moved back with the clock were last seen. */
   const stepped: number[] = [];
@@ -144,7 +145,9 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     const previous = stored && afterClockWentBack(stored, now);
     if (stored && previous !== stored) stepped.push(stored.lastSeenAt);
     const decision = decide(previous, finding, now, options, toldSeverity(alerts, previous, finding));
-    if (previous && previous === stored && decision.action === 'none' && sameContent(previous, finding)) {
+    if (previous && previous === stored && seenAgain(previous, decision) && sameContent(previous, finding)) {
+      // A pending alert's hold follows its finding (a reloaded `hold_for`), written only if it moved.
+      if (decision.action === 'pend') keepHold(alerts, previous, finding);
       unchanged.push(finding.fingerprint);
       continue;
     }
@@ -361,7 +364,15 @@ function nextRow(
   };
 }
 
-/** True when a firing alert's stored content already says what the finding says. */
+/**
+ * Whether a sighting changes nothing but the alert's last sighting and count: a firing alert with
+ * nothing to announce, or a pending one still waiting.
+ */
+function seenAgain(previous: AlertRow, decision: Decision): boolean {
+  return decision.action === 'none' || (decision.action === 'pend' && previous.status === 'pending');
+}
+
+/** True when an open alert's stored content already says what the finding says. */
 function sameContent(row: AlertRow, finding: Finding): boolean {
   return (
     row.severity === finding.severity &&

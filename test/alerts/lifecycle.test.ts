@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { applyFindings, type ApplyOptions, type ResolveGuardReport } from '../../src/alerts/lifecycle.js';
@@ -257,6 +257,38 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
         firedAt: clock.now(),
         seenCount: 4,
       });
+    });
+
+    it('rewrites a pending alert seen again only when its content or hold moved', () => {
+      const rewrites = vi.spyOn(AlertStore.prototype, 'updateOpen');
+      const held = (minutes: number, summary = 'stuck') =>
+        finding('stuck', { summary, holdForMs: minutes * MINUTE, holdReason: `${minutes}m` });
+      const firstSeen = clock.now();
+      expect(cycle([held(30)])).toEqual([]);
+      clock.advance(10 * MINUTE);
+      // Unchanged: one more sighting counted, nothing rewritten (a steady cycle's hundreds of
+      // pending alerts are one statement, as firing ones are).
+      expect(cycle([held(30)])).toEqual([]);
+      expect(rewrites).not.toHaveBeenCalled();
+      expect(alertStoreOf(store).get('stuck')).toMatchObject({
+        status: 'pending',
+        seenCount: 2,
+        lastSeenAt: clock.now(),
+        hold: { until: firstSeen + 30 * MINUTE, reason: '30m' },
+      });
+      // A reload shortened the wait: the hold says so, from the same first sighting.
+      clock.advance(MINUTE);
+      expect(cycle([held(20)])).toEqual([]);
+      expect(alertStoreOf(store).get('stuck')).toMatchObject({
+        seenCount: 3,
+        hold: { until: firstSeen + 20 * MINUTE, reason: '20m' },
+      });
+      // Its words changed: the row is rewritten with them.
+      clock.advance(MINUTE);
+      expect(cycle([held(20, 'stuck for longer')])).toEqual([]);
+      expect(rewrites).toHaveBeenCalledTimes(1);
+      expect(alertStoreOf(store).get('stuck')).toMatchObject({ summary: 'stuck for longer', seenCount: 4 });
+      rewrites.mockRestore();
     });
 
     it('a clock stepped back a day neither adds the step to a hold nor to a repeat interval', () => {
