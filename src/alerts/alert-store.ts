@@ -202,10 +202,15 @@ export class AlertStore {
     this.store.setMeta(`${SUSPECT_CYCLES_KEY}${job}`, cycles === 0 ? undefined : String(cycles));
   }
 
-  /** The job's pending and firing alerts, keyed by fingerprint: one SELECT per cycle. */
-  openByJob(job: string): Map<string, AlertRow> {
+  /**
+   * The job's pending and firing alerts, keyed by fingerprint: one SELECT per cycle. `skip` leaves
+   * out the fingerprints the caller has no use for before their rows are built (the JSON columns
+   * parsed): in a steady cycle, nearly every alert is still found.
+   */
+  openByJob(job: string, skip?: (fingerprint: string) => boolean): Map<string, AlertRow> {
     const out = new Map<string, AlertRow>();
     for (const values of this.#sql.selectOpenByJob.iterate(job)) {
+      if (skip?.(values[0] as string)) continue;
       const row = fromRow(values);
       out.set(row.fingerprint, row);
     }

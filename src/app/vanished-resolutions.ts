@@ -61,8 +61,9 @@ export async function explainVanished(
   const folded = new Set((result.folded ?? []).map((f) => f.fingerprint));
   const apps = new Map<string, AppOfAlert>();
   const gone: AlertRow[] = [];
-  for (const alert of deps.alerts.openByJob(job).values()) {
-    if (alert.status !== 'firing' || present.has(alert.fingerprint) || folded.has(alert.fingerprint)) continue;
+  const stillFound = (fingerprint: string) => present.has(fingerprint) || folded.has(fingerprint);
+  for (const alert of deps.alerts.openByJob(job, stillFound).values()) {
+    if (alert.status !== 'firing') continue;
     if (result.incomplete.some((part) => covers(part, alert.fingerprint))) continue;
     const name = alert.labels.app;
     if (!name || !alert.subject || !isGoneResolution(explain(alert))) continue;
