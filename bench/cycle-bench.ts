@@ -6,6 +6,7 @@
  *   npm run bench                         # sizes 1000,10000; rate limit off, then 1000 rps; SQLite, then PostgreSQL
  *   npm run bench -- --sizes 1000 --rps off --markdown docs/benchmarks-latest.md
  *   npm run bench -- --states sqlite      # without PostgreSQL
+ *   npm run bench -- --per-job            # also each job's steady cycle alone, beside its own bound
  *
  * Each size and rate limit runs the simulator in one child process and the watchdog in another
  * (bundled to plain JavaScript first when esbuild is available, so the TypeScript loader's memory is
@@ -94,6 +95,8 @@ const { values } = parseArgs({
     states: { type: 'string', default: BENCH_STATES.join(',') },
     /** Leave out what users feel (`economy-bench.ts`: requests an hour, time to alert, the storm). */
     'no-economy': { type: 'boolean', default: false },
+    /** Also time each job's steady cycle alone beside the bound of its own requests (`jobs`). */
+    'per-job': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -315,6 +318,7 @@ try {
             '--state',
             state,
             ...(values['v8-defaults'] ? ['--v8-defaults'] : []),
+            ...(values['per-job'] ? ['--per-job'] : []),
           ];
           // A fresh database per run, as the SQLite runs get a fresh file; its URL by the environment, as a daemon's.
           const env = state === 'postgres' ? { BENCH_DATABASE_URL: pg!.url(pg!.createDatabase()) } : {};
@@ -365,6 +369,7 @@ function jsonLine(r: WorkerResult, rps: string) {
     daemon_env: values['v8-defaults'] ? null : DAEMON_ENV,
     heap_growing_percent: r.heap_growing_percent,
     memory_limit_mb: values['memory-limit-mb'] ? Number(values['memory-limit-mb']) : null,
+    ...(r.jobs && { jobs: r.jobs }),
     node: process.version,
     cpus: os.cpus().length,
     ...economyFields(economies.get(r.apps)),
@@ -427,6 +432,18 @@ for (const [rps, rows] of results) {
       `Growth on ${STATE_NAMES[state]} from ${a.apps} to ${b.apps} apps, per app (1.0 = linear): cycle time ${growth(a.steady.cycle_ms, b.steady.cycle_ms)}, CPU ${growth(a.steady.cpu_ms, b.steady.cpu_ms)}, requests ${growth(a.steady.requests, b.steady.requests)}, bytes ${growth(a.steady.bytes, b.steady.bytes)}.`,
     );
   }
+}
+for (const r of [...results.values()].flat().filter((x) => x.jobs)) {
+  table.push(
+    '',
+    `Each job's steady cycle alone (${r.apps.toLocaleString('en')} apps on ${STATE_NAMES[r.state]}; medians of its rounds), beside the bare fetch of its own requests:`,
+    '',
+    '| job | requests | wall ms | CPU ms | bare fetch ms | ratio |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...r.jobs!.map(
+      (j) => `| ${j.job} | ${j.requests} | ${j.wall_ms} | ${j.cpu_ms} | ${j.bare_fetch_ms} | ${j.ratio} |`,
+    ),
+  );
 }
 if (economies.size > 0) {
   table.push(

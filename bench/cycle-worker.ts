@@ -5,7 +5,8 @@
  *   1. a first cycle of every job (the alert table fills: what a daemon does at its first start),
  *   2. a steady-state cycle (nothing changed), then the bare-fetch bound of the same requests,
  *   3. `churn(0.01)` in the simulator, a churn cycle, and its bare-fetch bound,
- *   4. the diff work measured apart: each job's snapshot read once more and its detectors timed.
+ *   4. the diff work measured apart: each job's snapshot read once more and its detectors timed,
+ *   5. with `--per-job`, each job's steady cycle alone beside the bound of its own requests.
  * The bare-fetch bounds are fetched by the parent (asked over the IPC channel with the requests the
  * cycle made), so their response buffers never count toward this process's RSS.
  * Prints one JSON line (a {@link WorkerResult}) on stdout. Run by `bench/cycle-bench.ts`.
@@ -18,6 +19,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { request } from '../src/lib/undici-core.js';
+import { getOrAdd } from '../src/lib/get-or-add.js';
 import { createApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/lib/logger.js';
 import { detectorOptionsFromConfig } from '../src/detectors/registry.js';
@@ -93,6 +95,21 @@ export interface WorkerResult {
   open_alerts: number;
   /** The old-generation growth the worker set as the daemon does; null: V8's own (or the node options'). */
   heap_growing_percent: number | null;
+  /** With `--per-job`: each job's steady cycle alone beside the bound of its own requests. */
+  jobs?: JobFigures[];
+}
+
+/**
+ * One job's steady cycle run alone (`runOnce([job])`), {@link JOB_ROUNDS} times after the measured
+ * cycles, each beside the bare fetch of its own requests: the medians. Where a cycle's time goes.
+ */
+export interface JobFigures {
+  job: string;
+  requests: number;
+  wall_ms: number;
+  cpu_ms: number;
+  bare_fetch_ms: number;
+  ratio: number;
 }
 
 const { values } = parseArgs({
@@ -108,6 +125,8 @@ const { values } = parseArgs({
     'v8-defaults': { type: 'boolean', default: false },
     /** Where the state is: a SQLite file, or the PostgreSQL database `$BENCH_DATABASE_URL` names. */
     state: { type: 'string', default: 'sqlite' },
+    /** Also time each job alone beside its own bound ({@link JobFigures}). */
+    'per-job': { type: 'boolean', default: false },
   },
 });
 const baseUrl = values['base-url'] ?? fail('--base-url is required');
@@ -323,6 +342,37 @@ async function simControl<T>(method: string, ...args: unknown[]): Promise<T> {
   return (JSON.parse(text) as { data: T }).data;
 }
 
+/** Rounds of {@link perJob}: one job's cycles are short, and this machine's pauses are not. */
+const JOB_ROUNDS = 3;
+
+/** Each job's steady cycle alone, paired with the bound of its own requests ({@link JobFigures}). */
+async function perJob(): Promise<JobFigures[]> {
+  const samples = new Map<string, { requests: number; wall: number; cpu: number; bare: number }[]>();
+  for (let round = 0; round < JOB_ROUNDS; round++) {
+    for (const job of watchdog.jobs) {
+      await simControl('resetRequests');
+      counting.reset();
+      const c0 = cpuMs();
+      const t0 = performance.now();
+      await watchdog.runOnce([job]);
+      const wall = performance.now() - t0;
+      const cpu = cpuMs() - c0;
+      const seen = [...counting.seen()];
+      const bare = (await askBound(seen, 1, false)).bare_ms;
+      getOrAdd(samples, job, () => []).push({ requests: seen.length, wall, cpu, bare });
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return [...samples].map(([job, xs]) => ({
+    job,
+    requests: median(xs.map((x) => x.requests)),
+    wall_ms: round(median(xs.map((x) => x.wall))),
+    cpu_ms: round(median(xs.map((x) => x.cpu))),
+    bare_fetch_ms: round(median(xs.map((x) => x.bare))),
+    ratio: round(median(xs.map((x) => x.wall / x.bare)), 2),
+  }));
+}
+
 /** Reads every job's snapshot once more (outside any measured cycle) and times the detectors alone. */
 async function detectorWork(): Promise<{ records: number; cpuMs: number }> {
   const client = createApiClient({
@@ -420,6 +470,7 @@ try {
   (runInNewContext('gc') as () => void)();
   const afterGc = process.memoryUsage();
   const detect = await detectorWork();
+  const jobs = values['per-job'] ? await perJob() : undefined;
   const perK = (stateCpu: number) => round(((detect.cpuMs + stateCpu) / detect.records) * 1000, 2);
   const openAlerts = (
     watchdog.store.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE status = 'firing'`).get() as { n: number }
@@ -451,6 +502,7 @@ try {
     },
     open_alerts: openAlerts,
     heap_growing_percent: heapGrowingPercent,
+    ...(jobs && { jobs }),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {
