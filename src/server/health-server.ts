@@ -49,7 +49,7 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => bool
 export interface HealthSource {
   /** True while the scheduler is running. */
   alive(): boolean;
-  /** Every condition of readiness, passing or not. */
+  /** Every condition of readiness, passing or not; never throws (a judgement that fails is a failed check). */
   readiness(): ReadinessCheck[];
   /**
    * Which replica this is, when replicas share a PostgreSQL state: `/readyz` says it beside the
@@ -332,13 +332,9 @@ class FrontDoor {
 
   #readiness(): Publication['readiness'] {
     const started = performance.now();
-    try {
-      return this.options.source.readiness();
-    } catch (err) {
-      return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
-    } finally {
-      this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * (performance.now() - started));
-    }
+    const readiness = this.options.source.readiness();
+    this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * (performance.now() - started));
+    return readiness;
   }
 
   /** The exposition now; undefined when it fails, or (unless `always`) while another is under way. */
