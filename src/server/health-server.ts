@@ -20,7 +20,6 @@ import type { Secret } from '../lib/secret.js';
 import type { InteractionsTaker } from '../interactions/slack-http-receiver.js';
 import type { Clock } from '../lib/clock.js';
 import { answerJson } from '../lib/answer-json.js';
-import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
 import { SupervisedThread } from '../lib/supervised-thread.js';
@@ -270,11 +269,7 @@ class FrontDoor {
       this.options.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
       return;
     }
-    try {
-      this.options.interactions?.()?.take(m.payload, secret);
-    } catch (err) {
-      this.options.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
-    }
+    this.options.interactions?.()?.take(m.payload, secret);
   }
 
   /**
