@@ -40,9 +40,16 @@ export interface ReadinessInputs {
  */
 export const READINESS_WAIT_MS = 2_000;
 
-/** One check per enabled job and one for the state file. */
+/**
+ * One check per enabled job and one for the state file. Never throws: a judgement that fails is
+ * one failed check that says why, for `/readyz` and the console's sources page alike.
+ */
 export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
-  return inputs.store.within(READINESS_WAIT_MS, () => checksOf(inputs));
+  try {
+    return inputs.store.within(READINESS_WAIT_MS, () => checksOf(inputs));
+  } catch (err) {
+    return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${describeError(err)}` }];
+  }
 }
 
 function checksOf(inputs: ReadinessInputs): ReadinessCheck[] {

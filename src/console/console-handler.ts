@@ -22,7 +22,6 @@ import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
-import { errorText } from '../lib/error-text.js';
 import type { RequestHandler } from '../server/health-server.js';
 import type { ReadinessCheck } from '../server/readiness-check.js';
 import type { Store } from '../state/store.js';
@@ -64,19 +63,15 @@ export interface ConsoleDeps {
 }
 
 /**
- * The figures of the running daemon now: readiness judged (a judgement that fails is one failed
- * check that says why), and the counters' values as plain data, which crosses to the console's thread.
+ * The figures of the running daemon now: readiness judged (`judge` never throws: a judgement that
+ * fails is one failed check that says why), and the counters' values as plain data, which crosses
+ * to the console's thread.
  */
 export async function daemonFigures(
   metrics: Pick<Metrics, 'apiRequests' | 'apiErrors'>,
   judge: () => ReadinessCheck[],
 ): Promise<DaemonFigures> {
-  let readiness: ReadinessCheck[];
-  try {
-    readiness = judge();
-  } catch (err) {
-    readiness = [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
-  }
+  const readiness = judge();
   const [requests, errors] = await Promise.all([metrics.apiRequests.get(), metrics.apiErrors.get()]);
   const values = (v: typeof requests.values) => v.map(({ labels, value }) => ({ labels: { ...labels }, value }));
   return { readiness, apiRequests: values(requests.values), apiErrors: values(errors.values) };

@@ -30,7 +30,10 @@ import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './
 export interface InteractionsTaker {
   /** The signing secrets, one per app that takes its clicks over HTTP. */
   readonly secrets: readonly Secret[];
-  /** A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200. */
+  /**
+   * A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200.
+   * Never throws: the click is handled apart.
+   */
   take(payload: unknown, secret: Secret): void;
 }
 

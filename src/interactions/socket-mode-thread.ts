@@ -36,7 +36,10 @@ export interface SocketModeApp {
 
 /** A runtime's hold on one connection. */
 export interface SocketModeLink {
-  /** Connects (if not yet), and hands this runtime every click that comes on it from now on. */
+  /**
+   * Connects (if not yet), and hands this runtime every click that comes on it from now on, to
+   * `onPayload`, which never throws (`SlackInteractions` handles each click apart).
+   */
   start(onPayload: (payload: unknown) => void): void;
   /** Lets go: the last runtime to do so closes the connection, and the thread with the last one. */
   release(): Promise<void>;
@@ -190,10 +193,6 @@ export class SocketModeThread {
       else this.logger.warn('a Slack click came over Socket Mode while no configuration took it; nothing done');
       return;
     }
-    try {
-      entry.target.take(payload);
-    } catch (err) {
-      this.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
-    }
+    entry.target.take(payload);
   }
 }

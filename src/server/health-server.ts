@@ -20,7 +20,6 @@ import type { Secret } from '../lib/secret.js';
 import type { InteractionsTaker } from '../interactions/slack-http-receiver.js';
 import type { Clock } from '../lib/clock.js';
 import { answerJson } from '../lib/answer-json.js';
-import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
 import { SupervisedThread } from '../lib/supervised-thread.js';
@@ -49,7 +48,7 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => bool
 export interface HealthSource {
   /** True while the scheduler is running. */
   alive(): boolean;
-  /** Every condition of readiness, passing or not. */
+  /** Every condition of readiness, passing or not; never throws (a judgement that fails is a failed check). */
   readiness(): ReadinessCheck[];
   /**
    * Which replica this is, when replicas share a PostgreSQL state: `/readyz` says it beside the
@@ -270,11 +269,7 @@ class FrontDoor {
       this.options.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
       return;
     }
-    try {
-      this.options.interactions?.()?.take(m.payload, secret);
-    } catch (err) {
-      this.options.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
-    }
+    this.options.interactions?.()?.take(m.payload, secret);
   }
 
   /**
@@ -332,13 +327,9 @@ class FrontDoor {
 
   #readiness(): Publication['readiness'] {
     const started = performance.now();
-    try {
-      return this.options.source.readiness();
-    } catch (err) {
-      return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
-    } finally {
-      this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * (performance.now() - started));
-    }
+    const readiness = this.options.source.readiness();
+    this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * (performance.now() - started));
+    return readiness;
   }
 
   /** The exposition now; undefined when it fails, or (unless `always`) while another is under way. */
