@@ -292,7 +292,7 @@ export function createApiClient(options: ApiClientOptions) {
   // What an answer is scrubbed of: the token and every other secret of the config.
   const allSecrets = [token, ...(options.otherSecrets ?? [])];
   /** `text` with every secret replaced by `<secret>`. */
-  const scrub = (text: string) => Secret.scrub(text, allSecrets);
+  const scrub = Secret.scrubber(allSecrets);
   const secrets = allSecrets.map((s) => s.reveal()).filter((v) => v.length >= 4);
   // The JSON escapes that could spell a secret without the text holding it as is: `\uXXXX` for
   // any character, and the short escape of each character of one that has one (`\/`, `\"`, `\\`).

@@ -39,15 +39,25 @@ export class Secret {
    * answer echoing it spells it (`"` and `\\` escaped, and `/` as `\\/`, as PHP writes it).
    */
   static scrub(text: string, secrets: readonly (Secret | undefined)[]): string {
-    let out = text;
+    return Secret.scrubber(secrets)(text);
+  }
+
+  /**
+   * {@link scrub} with the secrets' spellings worked out once, for a caller that scrubs every
+   * answer it reads (the API client: 10,000 a cycle at 10,000 apps).
+   */
+  static scrubber(secrets: readonly (Secret | undefined)[]): (text: string) => string {
+    const forms: string[] = [];
     for (const s of secrets) {
       const v = s?.reveal();
       if (!v || v.length < 4) continue;
       const json = JSON.stringify(v).slice(1, -1);
-      for (const form of new Set([v, json, json.replaceAll('/', '\\/')])) {
-        if (out.includes(form)) out = out.split(form).join(REDACTED);
-      }
+      forms.push(...new Set([v, json, json.replaceAll('/', '\\/')]));
     }
-    return out;
+    return (text) => {
+      let out = text;
+      for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+      return out;
+    };
   }
 }
