@@ -33,14 +33,8 @@ import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from 
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { DiscordLiving, discordLivingPart, type DiscordDelivery, type PostOutcome } from './discord-living.js';
 import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-message.js';
-import {
-  classifyReply,
-  headerOf,
-  httpChannelIo,
-  urlSecrets,
-  type ChannelRequest,
-  type HttpReply,
-} from './http-post.js';
+import { classifyHttpAnswer, headerOf } from './classify.js';
+import { httpChannelIo, urlSecrets, type ChannelRequest, type HttpReply } from './http-post.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
 import { defaultTemplates } from './template-config.js';
@@ -291,7 +285,7 @@ export const discordChannel = {
       const reply = await io.postRaw(request);
       if ('failure' in reply) return { result: reply.failure, unanswered: reply.failure.outcome !== 'permanent' };
       const now = deps.clock.now();
-      return { result: limit.observe(reply, now) ?? classifyReply(reply, now), reply };
+      return { result: limit.observe(reply, now) ?? classifyHttpAnswer(reply, now), reply };
     };
     const post = async (message: DiscordMessage, wait: boolean, signal: AbortSignal | undefined) => {
       const target = new URL(url);

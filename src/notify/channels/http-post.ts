@@ -8,15 +8,14 @@
 import { Agent, request, type Dispatcher } from '../../lib/undici-core.js';
 import { Secret } from '../../lib/secret.js';
 import type { Channel, ChannelDeps, Notification, SendResult } from './channel.js';
-import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
+import { classifyHttpAnswer, classifyNetworkError, type HttpAnswer } from './classify.js';
 import { resultGuard } from './guarded-send.js';
 
 /** The start of an answer's body kept (for a reason, or a small JSON answer); the rest is not read. */
 export const MAX_BODY_READ = 1024;
 
 /** What came back. */
-export interface HttpReply {
-  status: number;
+export interface HttpReply extends HttpAnswer {
   headers: Record<string, string | string[] | undefined>;
   /** The start of the body ({@link MAX_BODY_READ} bytes unless the request said), scrubbed of the channel's secrets. */
   body: string;
@@ -65,21 +64,6 @@ function decoded(part: string): string {
   } catch {
     return part;
   }
-}
-
-/** An answer by the retry rules: its Retry-After honoured, the start of a failure's body its reason. */
-export function classifyReply(reply: HttpReply, now: number): SendResult {
-  // A 2xx is ok whatever its body: `classifyHttpAnswer` reads the body of a failure alone.
-  const { status, body } = reply;
-  return classifyHttpAnswer(
-    { status, retryAfter: headerOf(reply, 'retry-after'), body, location: headerOf(reply, 'location') },
-    now,
-  );
-}
-
-/** The first value of a header, or null. */
-export function headerOf(reply: HttpReply, name: string): string | null {
-  return [reply.headers[name]].flat()[0] ?? null;
 }
 
 /** Reads the start of a body and lets the rest go. */
@@ -162,7 +146,7 @@ export function httpChannelIo(
     /** Sends and reads the answer by the retry rules (`classify.ts`). */
     post: async (r: ChannelRequest): Promise<SendResult> => {
       const reply = await postRaw(r);
-      return 'failure' in reply ? reply.failure : classifyReply(reply, deps.clock.now());
+      return 'failure' in reply ? reply.failure : classifyHttpAnswer(reply, deps.clock.now());
     },
     postRaw,
     guarded: resultGuard({ peer: peer.name, failed: (err) => classifyFailure(err, false, timeoutMs), secrets, log }),

@@ -91,11 +91,8 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
   const e = (err ?? {}) as WebApiError;
   switch (e.code) {
     case SLACK_ERROR.RateLimitedError: {
-      const seconds = typeof e.retryAfter === 'number' ? e.retryAfter : undefined;
-      return classifyHttpAnswer(
-        { status: 429, retryAfter: seconds === undefined ? null : String(seconds), body: 'ratelimited' },
-        now,
-      );
+      const seconds = typeof e.retryAfter === 'number' ? String(e.retryAfter) : undefined;
+      return classifyHttpAnswer({ status: 429, headers: { 'retry-after': seconds }, body: 'ratelimited' }, now);
     }
     case SLACK_ERROR.PlatformError: {
       const word = slackErrorWord(err) ?? 'unknown_error';
@@ -109,14 +106,8 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
     case SLACK_ERROR.HTTPError: {
       const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
       const retryAfter = e.headers?.['retry-after'];
-      return classifyHttpAnswer(
-        {
-          status,
-          retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-          body: typeof e.body === 'string' ? e.body : null,
-        },
-        now,
-      );
+      const headers = { 'retry-after': typeof retryAfter === 'string' ? retryAfter : undefined };
+      return classifyHttpAnswer({ status, headers, body: typeof e.body === 'string' ? e.body : null }, now);
     }
     case SLACK_ERROR.RequestError: {
       const original = e.original ?? {};
@@ -130,7 +121,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
   }
   // A 429 without a usable Retry-After is thrown by the client as a plain Error: still a rate limit.
   if (typeof e.message === 'string' && e.message.startsWith('Retry header did not contain a valid timeout')) {
-    return classifyHttpAnswer({ status: 429, retryAfter: null, body: 'ratelimited' }, now);
+    return classifyHttpAnswer({ status: 429, body: 'ratelimited' }, now);
   }
   // Not Slack's answer: ours (the state file busy or full, a reload's abandoned send racing this
   // one). As for a channel that throws, the delivery is tried again.
