@@ -157,9 +157,11 @@ export interface Channel<M = unknown> {
   close?(): Promise<void>;
 }
 
-/** A channel kind: its config schema (validated at load) and how to build a channel from it. */
+/**
+ * A channel kind: its config schema (validated at load) and how to build a channel from it. Its name
+ * is the `type` its schema takes, and its key in `CHANNEL_KINDS` (`registry.ts`).
+ */
 export interface ChannelKind<C extends { name: string; type: string } = { name: string; type: string }, M = unknown> {
-  readonly kind: C['type'];
   readonly configSchema: z.ZodType<C>;
   /**
    * The parts of its messages a `template` in its config can shape, each with the view it renders

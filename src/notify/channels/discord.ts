@@ -266,7 +266,6 @@ function editOf(m: DiscordMessage): Pick<DiscordMessage, 'content' | 'embeds' | 
 
 /** The Discord channel kind. */
 export const discordChannel = {
-  kind: 'discord',
   configSchema: discordConfigSchema,
   templateParts: DISCORD_TEMPLATE_PARTS,
   create(config, deps): Channel<DiscordDelivery> {

@@ -418,7 +418,6 @@ export function smtpSendLimitMs(timeoutMs: number, recipients: number): number {
 
 /** The email channel kind: SMTP through nodemailer, one connection per message (no pool). */
 export const emailChannel = {
-  kind: 'email',
   configSchema: emailConfigSchema,
   templateParts: EMAIL_TEMPLATE_PARTS,
   create(config, deps): Channel<EmailMessage> {

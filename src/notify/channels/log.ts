@@ -70,7 +70,6 @@ export function renderLog(notification: Notification, commandConfigFile?: string
 
 /** The log channel kind: writes each event as one structured line through the injected logger. */
 export const logChannel = {
-  kind: 'log',
   configSchema: logConfigSchema,
   create(config, deps): Channel<LogMessage> {
     const log = deps.logger.child({ channel: config.name });

@@ -185,7 +185,6 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
 
 /** The Opsgenie channel kind. */
 export const opsgenieChannel = {
-  kind: 'opsgenie',
   configSchema: opsgenieConfigSchema,
   templateParts: OPSGENIE_TEMPLATE_PARTS,
   create(config, deps): Channel<OpsgenieMessage> {

@@ -141,7 +141,6 @@ function alertEvent(e: AlertEvent, o: PagerDutyRenderOptions): PagerDutyAlertEve
 
 /** The PagerDuty channel kind. */
 export const pagerdutyChannel = {
-  kind: 'pagerduty',
   configSchema: pagerdutyConfigSchema,
   templateParts: PAGERDUTY_TEMPLATE_PARTS,
   create(config, deps): Channel<PagerDutyMessage> {

@@ -65,7 +65,6 @@ export interface SlackAppChannel extends Channel<SlackAppDelivery> {
 
 /** The Slack app channel kind. */
 export const slackAppChannel = {
-  kind: 'slack_app',
   configSchema: slackAppConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
   create(config: SlackAppConfig, deps: ChannelDeps): SlackAppChannel {

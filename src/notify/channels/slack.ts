@@ -10,7 +10,6 @@ import { renderSlack, slackRenderOptions, type SlackMessage } from './slack-rend
 
 /** The Slack incoming-webhook channel kind. */
 export const slackChannel = {
-  kind: 'slack',
   configSchema: slackConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
   create(config, deps): Channel<SlackMessage> {

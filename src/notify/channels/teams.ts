@@ -215,7 +215,6 @@ function noticeCard(n: NoticeNotification, o: RenderOptions): AdaptiveCard {
 
 /** The Teams channel kind. */
 export const teamsChannel = {
-  kind: 'teams',
   configSchema: teamsConfigSchema,
   templateParts: TEAMS_TEMPLATE_PARTS,
   create(config, deps): Channel<TeamsMessage> {

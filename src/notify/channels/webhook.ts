@@ -317,7 +317,6 @@ function requestHeaders(config: WebhookConfig): Record<string, string> {
 
 /** The webhook channel kind: Alertmanager's webhook payload, version 4. */
 export const webhookChannel = {
-  kind: 'webhook',
   configSchema: webhookConfigSchema,
   create(config, deps): Channel<AlertmanagerMessage> {
     return postingChannel(config, deps, { kind: 'webhook', name: 'the webhook' }, secretsOf(config), {
