@@ -275,7 +275,7 @@ export const discordChannel = {
     const secrets = [...urlSecrets(config.webhook_url), new Secret(url.pathname), new Secret(token)];
     // One bucket for posts and edits: an empty one on either route holds both (Discord may share them).
     const limit = new DiscordRateLimit();
-    const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
+    const io = httpChannelIo(config, deps, 'Discord', secrets);
 
     /** A request's outcome (`unanswered`: Discord may have done it), and its answer when one came. */
     const call = async (request: ChannelRequest): Promise<Omit<PostOutcome, 'id'> & { reply?: HttpReply }> => {

@@ -102,25 +102,19 @@ export function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: numb
   return classifyNetworkError(code, timeoutMs);
 }
 
-/** Who answers a channel's requests: its kind (for the log's `kind`) and its name in a reason ("PagerDuty"). */
-export interface ChannelPeer {
-  kind: string;
-  name: string;
-}
-
 /**
  * The send and close of a channel speaking HTTP itself, its agent made here: each request within
  * the channel's `timeout` (no answer in time is retryable), each send guarded (`guarded-send.ts`:
- * stopped when the signal fires, its reason scrubbed), a throw classified as a failure where no
- * answer came.
+ * stopped when the signal fires, its reason scrubbed, `peer` the one who answers: "PagerDuty"), a
+ * throw classified as a failure where no answer came.
  */
 export function httpChannelIo(
-  config: { name: string; timeout: number },
+  config: { name: string; type: string; timeout: number },
   deps: Pick<ChannelDeps, 'logger' | 'clock'>,
-  peer: ChannelPeer,
+  peer: string,
   secrets: readonly Secret[],
 ) {
-  const log = deps.logger.child({ channel: config.name, kind: peer.kind });
+  const log = deps.logger.child({ channel: config.name, kind: config.type });
   const timeoutMs = config.timeout;
   // One keep-alive pool per channel, its own timers a backstop to ours.
   const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
@@ -149,7 +143,7 @@ export function httpChannelIo(
       return 'failure' in reply ? reply.failure : classifyHttpAnswer(reply, deps.clock.now());
     },
     postRaw,
-    guarded: resultGuard({ peer: peer.name, failed: (err) => classifyFailure(err, false, timeoutMs), secrets, log }),
+    guarded: resultGuard({ peer, failed: (err) => classifyFailure(err, false, timeoutMs), secrets, log }),
     close: async () => {
       await agent.destroy();
     },
@@ -161,16 +155,16 @@ export function httpChannelIo(
  * Alertmanager receiver), through {@link httpChannelIo}: `request` says where and what.
  */
 export function postingChannel<M>(
-  config: { name: string; timeout: number },
+  config: { name: string; type: string; timeout: number },
   deps: Pick<ChannelDeps, 'logger' | 'clock'>,
-  peer: ChannelPeer,
+  peer: string,
   secrets: readonly Secret[],
   parts: { render: (n: Notification) => M; request: (message: M) => Omit<ChannelRequest, 'signal'> },
 ): Channel<M> {
   const io = httpChannelIo(config, deps, peer, secrets);
   return {
     name: config.name,
-    kind: peer.kind,
+    kind: config.type,
     // The request is aborted by our own timer after `timeout`.
     sendTimeoutMs: config.timeout,
     render: parts.render,

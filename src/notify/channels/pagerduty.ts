@@ -145,7 +145,6 @@ export const pagerdutyChannel = {
   templateParts: PAGERDUTY_TEMPLATE_PARTS,
   create(config, deps): Channel<PagerDutyMessage> {
     const tool = {
-      kind: 'pagerduty',
       name: 'PagerDuty',
       secret: config.routing_key,
       regions: PAGERDUTY_REGIONS,

@@ -319,7 +319,7 @@ function requestHeaders(config: WebhookConfig): Record<string, string> {
 export const webhookChannel = {
   configSchema: webhookConfigSchema,
   create(config, deps): Channel<AlertmanagerMessage> {
-    return postingChannel(config, deps, { kind: 'webhook', name: 'the webhook' }, secretsOf(config), {
+    return postingChannel(config, deps, 'the webhook', secretsOf(config), {
       render: (n) =>
         renderWebhook(n, {
           ...renderOptionsOf(config, deps),
