@@ -119,9 +119,9 @@ export interface ChannelDeps {
   maxItemsPerMessage?: number | undefined;
 }
 
-/** A configured channel, ready to render and send. */
+/** A configured channel, ready to render and send; named by its key among the built ones (`buildChannels`). */
 export interface Channel<M = unknown> {
-  readonly name: string;
+  /** Its config's `type`; every kind but `log` sends out of the process (`undelivered`, `notifier.ts`). */
   readonly kind: string;
   /**
    * The longest one send can take before the channel answers by itself, by its own library's

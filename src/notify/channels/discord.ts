@@ -324,7 +324,6 @@ export const discordChannel = {
       });
 
     return {
-      name: config.name,
       kind: 'discord',
       // One message per alert group, edited in place: it shows who has the alert.
       showsAcknowledgements: living !== undefined,

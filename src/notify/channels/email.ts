@@ -454,7 +454,6 @@ export const emailChannel = {
     });
     const log = deps.logger.child({ channel: config.name, kind: 'email' });
     return {
-      name: config.name,
       kind: 'email',
       sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
       render: (n) =>

@@ -163,7 +163,6 @@ export function postingChannel<M>(
 ): Channel<M> {
   const io = httpChannelIo(config, deps, peer, secrets);
   return {
-    name: config.name,
     kind: config.type,
     // The request is aborted by our own timer after `timeout`.
     sendTimeoutMs: config.timeout,

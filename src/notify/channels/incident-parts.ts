@@ -141,7 +141,6 @@ export function incidentSender<R>(
   const accepted = new Set<string>();
   const io = httpChannelIo(config, deps, tool.name, [tool.secret]);
   return {
-    name: config.name,
     kind: config.type,
     showsAcknowledgements: true,
     // One send may make up to two requests per alert of its message (PagerDuty one), each within the timeout.

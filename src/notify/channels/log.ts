@@ -74,7 +74,6 @@ export const logChannel = {
   create(config, deps): Channel<LogMessage> {
     const log = deps.logger.child({ channel: config.name });
     return {
-      name: config.name,
       kind: 'log',
       sendTimeoutMs: 0,
       render: (notification) => renderLog(notification, deps.commandConfigFile),

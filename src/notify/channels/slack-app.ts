@@ -113,7 +113,6 @@ export const slackAppChannel = {
       log,
     });
     return {
-      name: config.name,
       kind: 'slack_app',
       // A living message shows who has the alert, as PagerDuty's and Grafana OnCall's Slack messages do.
       showsAcknowledgements: true,
