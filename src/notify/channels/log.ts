@@ -52,10 +52,7 @@ export function renderLog(notification: Notification, commandConfigFile?: string
       endsAt: e.endsAt ?? undefined,
       acknowledgement: e.acknowledgement,
       // How to mute just this alert, as the other channels print it (none once resolved).
-      silence:
-        e.kind === 'resolved'
-          ? undefined
-          : (silenceCommand({ ...notification, events: [e], omitted: 0 }, commandConfigFile) ?? undefined),
+      silence: silenceCommand({ ...notification, events: [e], omitted: 0 }, commandConfigFile) ?? undefined,
     },
   }));
   if (notification.omitted > 0) {

@@ -221,7 +221,8 @@ function annotationsOf(
   const links = o.links ?? NO_LINKS;
   const firing = e.kind !== 'resolved';
   const routeRunbook = (n.routes ?? []).map((r) => links.routeRunbooks[r]).find((url) => url !== undefined);
-  const silence = firing ? silenceCommand({ ...n, events: [e], omitted: 0 }, o.commandConfigFile) : null;
+  // None once resolved, as silenceCommand says of a message with no alert firing.
+  const silence = silenceCommand({ ...n, events: [e], omitted: 0 }, o.commandConfigFile);
   const entries: [string, string | null | undefined][] = [
     // Cut to what a reader reads, as every channel cuts it (describe.ts SHOWN_LIMITS).
     ['summary', text(cutSayingHowMuch(e.summary, SHOWN_LIMITS.summary))],
