@@ -200,7 +200,7 @@ export function createNotifier(options: NotifierOptions) {
  * its last try went.
  */
 function undelivered(rows: OutboxStore, channels: ReadonlyMap<string, Channel>): string | undefined {
-  const outward = [...channels.values()].filter((c) => c.kind !== 'log').map((c) => c.name);
+  const outward = [...channels].filter(([, c]) => c.kind !== 'log').map(([name]) => name);
   if (outward.length === 0) return undefined;
   // The backlog first: one read, and a channel with nothing waiting ends the question.
   const backlog = rows.backlog();

@@ -160,17 +160,15 @@ export class Outbox {
       for (const alert of facts.open.values()) {
         if (alert.status !== 'firing' || alert.acknowledgement !== null || alert.firedAt === null) continue;
         if (facts.silenceOf(alert.labels)) continue;
-        const escalating = new Map<string, ResolvedRoute>();
-        for (const { route } of this.options.router.route(alert.labels, alert.severity)) {
-          if (route.escalation && now >= alert.firedAt + route.escalation.afterMs) escalating.set(route.name, route);
-        }
-        for (const route of escalating.values()) {
+        // Each route once, however many of its channels the alert goes to.
+        for (const route of new Set(this.options.router.route(alert.labels, alert.severity).map((t) => t.route))) {
+          if (!route.escalation || now < alert.firedAt + route.escalation.afterMs) continue;
           const key = escalationLogKey(alert.fingerprint);
           const done = this.rows.logEntry(key, route.name);
           if (done && done.announcedAt >= alert.firedAt) continue;
           const eventId = this.rows.lastNewsOf(alert.fingerprint);
           if (eventId === undefined) continue;
-          const { afterMs, to } = route.escalation!;
+          const { afterMs, to } = route.escalation;
           const toldBefore = this.rows.toldOf(alert.fingerprint);
           const event: AlertEvent = {
             ...eventOf(alert, 'escalated', now, `unacknowledged for ${formatDuration(afterMs)}`),

@@ -44,10 +44,9 @@ const mailTo = (name: string) => ({
  * A channel of a kind that keeps one message per alert (what the Slack app channel is): it shows
  * acknowledgements unless a route says otherwise, and keeps what it was asked to deliver.
  */
-function livingChannel(name: string): Channel<Notification> & { delivered: Notification[] } {
+function livingChannel(): Channel<Notification> & { delivered: Notification[] } {
   const delivered: Notification[] = [];
   return {
-    name,
     kind: 'living',
     sendTimeoutMs: 0,
     showsAcknowledgements: true,
@@ -74,8 +73,8 @@ const kindsIn = (n: Notification) => (n.type === 'alerts' ? n.events.map((e) => 
 
 describe('acknowledgements through the outbox', () => {
   it('are routed once at the delivery round; email and a Slack webhook stay quiet, a living message is told', async () => {
-    const living = livingChannel('app');
-    h = Harness.open({ channels: [slackTo('hook', receiver.url), mailTo('mail')], builtChannels: [living] });
+    const living = livingChannel();
+    h = Harness.open({ channels: [slackTo('hook', receiver.url), mailTo('mail')], builtChannels: { app: living } });
     h.cycle('runs', [finding('shop')]);
     await h.notifier.deliverDue();
     expect([receiver.received.length, sink.messages.length, living.delivered.length]).toEqual([1, 1, 1]);
@@ -127,10 +126,10 @@ describe('acknowledgements through the outbox', () => {
   });
 
   it('a route with send_acknowledged: false keeps them from a living message too', async () => {
-    const living = livingChannel('app');
+    const living = livingChannel();
     h = Harness.open({
       channels: [],
-      builtChannels: [living],
+      builtChannels: { app: living },
       notify: { routes: [{ channels: ['app'], send_acknowledged: false, continue: false }] },
     });
     h.cycle('runs', [finding('shop')]);
@@ -141,8 +140,8 @@ describe('acknowledgements through the outbox', () => {
   });
 
   it('never restart a route repeat interval: the repeat goes when it is due after an unacknowledgement', async () => {
-    const living = livingChannel('app');
-    h = Harness.open({ channels: [], builtChannels: [living] });
+    const living = livingChannel();
+    h = Harness.open({ channels: [], builtChannels: { app: living } });
     h.cycle('runs', [finding('shop')]);
     await h.notifier.deliverDue();
     h.clock.advance(3 * HOUR);
@@ -160,8 +159,8 @@ describe('acknowledgements through the outbox', () => {
   });
 
   it('leave a firing held by a silence held, and are held with it', async () => {
-    const living = livingChannel('app');
-    h = Harness.open({ channels: [], builtChannels: [living] });
+    const living = livingChannel();
+    h = Harness.open({ channels: [], builtChannels: { app: living } });
     createSilence(h.store, {
       matchers: [{ name: 'app', op: '=', value: 'shop' }],
       durationMs: HOUR,
@@ -181,8 +180,8 @@ describe('acknowledgements through the outbox', () => {
   });
 
   it('are not announced when their alert is over by the delivery round', async () => {
-    const living = livingChannel('app');
-    h = Harness.open({ channels: [], builtChannels: [living] });
+    const living = livingChannel();
+    h = Harness.open({ channels: [], builtChannels: { app: living } });
     h.cycle('runs', [finding('shop')]);
     await h.notifier.deliverDue();
     acknowledge(h.store, ask());

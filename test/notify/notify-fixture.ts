@@ -92,8 +92,8 @@ export class LogCapture {
 export interface HarnessOptions {
   /** Channel configs as written in YAML (`webhook_url` a plain string). */
   channels: Record<string, unknown>[];
-  /** Channels built by the test itself (a kind of its own), beside those of `channels`. */
-  builtChannels?: Channel[];
+  /** Channels built by the test itself (a kind of its own), by name, beside those of `channels`. */
+  builtChannels?: Record<string, Channel>;
   notify?: Partial<NotifySettings>;
   alerts?: Partial<AlertDefaults>;
   clock?: ManualClock;
@@ -137,7 +137,7 @@ export class Harness {
       store,
       maxItemsPerMessage: settings.max_items_per_message,
     });
-    for (const c of options.builtChannels ?? []) channels.set(c.name, c);
+    for (const [name, c] of Object.entries(options.builtChannels ?? {})) channels.set(name, c);
     const notifier = createNotifier({
       store,
       notify: settings,

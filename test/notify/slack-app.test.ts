@@ -432,7 +432,6 @@ describe('seams for the interactions', () => {
     });
     expect(links.forAlert('ops-app', 'failed_runs/nothing')).toBeUndefined();
     expect(channel.livingMessageAt(CHANNEL, parent.ts)).toEqual({
-      groupKey: '{"check":"failed_runs","environment_type":"production"}',
       open: true,
       fingerprints: ['failed_runs/shop'],
     });

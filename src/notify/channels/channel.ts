@@ -119,9 +119,9 @@ export interface ChannelDeps {
   maxItemsPerMessage?: number | undefined;
 }
 
-/** A configured channel, ready to render and send. */
+/** A configured channel, ready to render and send; named by its key among the built ones (`buildChannels`). */
 export interface Channel<M = unknown> {
-  readonly name: string;
+  /** Its config's `type`; every kind but `log` sends out of the process (`undelivered`, `notifier.ts`). */
   readonly kind: string;
   /**
    * The longest one send can take before the channel answers by itself, by its own library's
@@ -157,9 +157,11 @@ export interface Channel<M = unknown> {
   close?(): Promise<void>;
 }
 
-/** A channel kind: its config schema (validated at load) and how to build a channel from it. */
+/**
+ * A channel kind: its config schema (validated at load) and how to build a channel from it. Its name
+ * is the `type` its schema takes, and its key in `CHANNEL_KINDS` (`registry.ts`).
+ */
 export interface ChannelKind<C extends { name: string; type: string } = { name: string; type: string }, M = unknown> {
-  readonly kind: C['type'];
   readonly configSchema: z.ZodType<C>;
   /**
    * The parts of its messages a `template` in its config can shape, each with the view it renders

@@ -13,30 +13,36 @@ import { MAX_RETRY_AFTER_MS, type SendResult } from './channel.js';
 /** What is known of an HTTP answer. */
 export interface HttpAnswer {
   status: number;
-  /** The Retry-After header, if any. */
-  retryAfter?: string | null;
+  /** Its headers by lower-case name: a 429's or a 503's `retry-after` and a redirect's `location` are read. */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** The start of the body, for the reason ("no_service", "invalid_payload"). */
   body?: string | null;
-  /** The Location header of a redirect, if any. */
-  location?: string | null;
+}
+
+/** The first value of a header, or null. */
+export function headerOf(answer: HttpAnswer, name: string): string | null {
+  return [answer.headers?.[name]].flat()[0] ?? null;
 }
 
 /** Refusals of the channel itself: unauthorised, forbidden, no such receiver (a webhook removed), gone. */
 const WHOLE_CHANNEL_REFUSALS: ReadonlySet<number> = new Set([401, 403, 404, 410]);
 
-/** Classifies an HTTP answer. `now` (ms) is needed for a Retry-After given as a date. */
+/**
+ * Classifies an HTTP answer; a 2xx is ok whatever its body (only a failure's is read). `now` (ms)
+ * is needed for a Retry-After given as a date.
+ */
 export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult {
   const { status } = answer;
   const body = answer.body ? `: ${oneLine(answer.body, 120)}` : '';
   if (status >= 200 && status < 300) return { outcome: 'ok' };
-  if (status === 429) return retryable(`rate limited (HTTP 429)${body}`, answer.retryAfter, now);
+  if (status === 429) return retryable(`rate limited (HTTP 429)${body}`, headerOf(answer, 'retry-after'), now);
   // A 503 may say when the service expects to be back (RFC 9110 §15.6.4): waited for like a 429's.
-  if (status === 503) return retryable(`server error (HTTP 503)${body}`, answer.retryAfter, now);
+  if (status === 503) return retryable(`server error (HTTP 503)${body}`, headerOf(answer, 'retry-after'), now);
   if (status >= 500) return { outcome: 'retryable', reason: `server error (HTTP ${status})${body}` };
   // A 408 (request timeout) is the server saying "try again": treated like a network timeout.
   if (status === 408) return { outcome: 'retryable', reason: `request timeout (HTTP 408)${body}` };
   if (status >= 300 && status < 400) {
-    const to = originOf(answer.location);
+    const to = originOf(headerOf(answer, 'location'));
     return {
       outcome: 'permanent',
       reason: `redirected (HTTP ${status})${to ? ` to ${to}` : ''}: set the channel's URL to where the receiver is now`,
@@ -58,7 +64,7 @@ function originOf(location: string | null | undefined): string | null {
 }
 
 /** A retryable answer, with the wait its Retry-After asks for (capped) when it gives a readable one. */
-function retryable(reason: string, retryAfter: string | null | undefined, now: number): SendResult {
+function retryable(reason: string, retryAfter: string | null, now: number): SendResult {
   const asked = parseRetryAfter(retryAfter, now);
   return asked === undefined
     ? { outcome: 'retryable', reason }

@@ -33,14 +33,8 @@ import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from 
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { DiscordLiving, discordLivingPart, type DiscordDelivery, type PostOutcome } from './discord-living.js';
 import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-message.js';
-import {
-  classifyReply,
-  headerOf,
-  httpChannelIo,
-  urlSecrets,
-  type ChannelRequest,
-  type HttpReply,
-} from './http-post.js';
+import { classifyHttpAnswer, headerOf } from './classify.js';
+import { httpChannelIo, urlSecrets, type ChannelRequest, type HttpReply } from './http-post.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
 import { defaultTemplates } from './template-config.js';
@@ -272,7 +266,6 @@ function editOf(m: DiscordMessage): Pick<DiscordMessage, 'content' | 'embeds' | 
 
 /** The Discord channel kind. */
 export const discordChannel = {
-  kind: 'discord',
   configSchema: discordConfigSchema,
   templateParts: DISCORD_TEMPLATE_PARTS,
   create(config, deps): Channel<DiscordDelivery> {
@@ -282,7 +275,7 @@ export const discordChannel = {
     const secrets = [...urlSecrets(config.webhook_url), new Secret(url.pathname), new Secret(token)];
     // One bucket for posts and edits: an empty one on either route holds both (Discord may share them).
     const limit = new DiscordRateLimit();
-    const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
+    const io = httpChannelIo(config, deps, 'Discord', secrets);
 
     /** A request's outcome (`unanswered`: Discord may have done it), and its answer when one came. */
     const call = async (request: ChannelRequest): Promise<Omit<PostOutcome, 'id'> & { reply?: HttpReply }> => {
@@ -291,7 +284,7 @@ export const discordChannel = {
       const reply = await io.postRaw(request);
       if ('failure' in reply) return { result: reply.failure, unanswered: reply.failure.outcome !== 'permanent' };
       const now = deps.clock.now();
-      return { result: limit.observe(reply, now) ?? classifyReply(reply, now), reply };
+      return { result: limit.observe(reply, now) ?? classifyHttpAnswer(reply, now), reply };
     };
     const post = async (message: DiscordMessage, wait: boolean, signal: AbortSignal | undefined) => {
       const target = new URL(url);
@@ -331,7 +324,6 @@ export const discordChannel = {
       });
 
     return {
-      name: config.name,
       kind: 'discord',
       // One message per alert group, edited in place: it shows who has the alert.
       showsAcknowledgements: living !== undefined,

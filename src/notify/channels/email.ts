@@ -418,7 +418,6 @@ export function smtpSendLimitMs(timeoutMs: number, recipients: number): number {
 
 /** The email channel kind: SMTP through nodemailer, one connection per message (no pool). */
 export const emailChannel = {
-  kind: 'email',
   configSchema: emailConfigSchema,
   templateParts: EMAIL_TEMPLATE_PARTS,
   create(config, deps): Channel<EmailMessage> {
@@ -455,7 +454,6 @@ export const emailChannel = {
     });
     const log = deps.logger.child({ channel: config.name, kind: 'email' });
     return {
-      name: config.name,
       kind: 'email',
       sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
       render: (n) =>

@@ -8,15 +8,14 @@
 import { Agent, request, type Dispatcher } from '../../lib/undici-core.js';
 import { Secret } from '../../lib/secret.js';
 import type { Channel, ChannelDeps, Notification, SendResult } from './channel.js';
-import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
+import { classifyHttpAnswer, classifyNetworkError, type HttpAnswer } from './classify.js';
 import { resultGuard } from './guarded-send.js';
 
 /** The start of an answer's body kept (for a reason, or a small JSON answer); the rest is not read. */
 export const MAX_BODY_READ = 1024;
 
 /** What came back. */
-export interface HttpReply {
-  status: number;
+export interface HttpReply extends HttpAnswer {
   headers: Record<string, string | string[] | undefined>;
   /** The start of the body ({@link MAX_BODY_READ} bytes unless the request said), scrubbed of the channel's secrets. */
   body: string;
@@ -67,21 +66,6 @@ function decoded(part: string): string {
   }
 }
 
-/** An answer by the retry rules: its Retry-After honoured, the start of a failure's body its reason. */
-export function classifyReply(reply: HttpReply, now: number): SendResult {
-  // A 2xx is ok whatever its body: `classifyHttpAnswer` reads the body of a failure alone.
-  const { status, body } = reply;
-  return classifyHttpAnswer(
-    { status, retryAfter: headerOf(reply, 'retry-after'), body, location: headerOf(reply, 'location') },
-    now,
-  );
-}
-
-/** The first value of a header, or null. */
-export function headerOf(reply: HttpReply, name: string): string | null {
-  return [reply.headers[name]].flat()[0] ?? null;
-}
-
 /** Reads the start of a body and lets the rest go. */
 async function bodyStart(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
   const chunks: Buffer[] = [];
@@ -118,25 +102,19 @@ export function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: numb
   return classifyNetworkError(code, timeoutMs);
 }
 
-/** Who answers a channel's requests: its kind (for the log's `kind`) and its name in a reason ("PagerDuty"). */
-export interface ChannelPeer {
-  kind: string;
-  name: string;
-}
-
 /**
  * The send and close of a channel speaking HTTP itself, its agent made here: each request within
  * the channel's `timeout` (no answer in time is retryable), each send guarded (`guarded-send.ts`:
- * stopped when the signal fires, its reason scrubbed), a throw classified as a failure where no
- * answer came.
+ * stopped when the signal fires, its reason scrubbed, `peer` the one who answers: "PagerDuty"), a
+ * throw classified as a failure where no answer came.
  */
 export function httpChannelIo(
-  config: { name: string; timeout: number },
+  config: { name: string; type: string; timeout: number },
   deps: Pick<ChannelDeps, 'logger' | 'clock'>,
-  peer: ChannelPeer,
+  peer: string,
   secrets: readonly Secret[],
 ) {
-  const log = deps.logger.child({ channel: config.name, kind: peer.kind });
+  const log = deps.logger.child({ channel: config.name, kind: config.type });
   const timeoutMs = config.timeout;
   // One keep-alive pool per channel, its own timers a backstop to ours.
   const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
@@ -162,10 +140,10 @@ export function httpChannelIo(
     /** Sends and reads the answer by the retry rules (`classify.ts`). */
     post: async (r: ChannelRequest): Promise<SendResult> => {
       const reply = await postRaw(r);
-      return 'failure' in reply ? reply.failure : classifyReply(reply, deps.clock.now());
+      return 'failure' in reply ? reply.failure : classifyHttpAnswer(reply, deps.clock.now());
     },
     postRaw,
-    guarded: resultGuard({ peer: peer.name, failed: (err) => classifyFailure(err, false, timeoutMs), secrets, log }),
+    guarded: resultGuard({ peer, failed: (err) => classifyFailure(err, false, timeoutMs), secrets, log }),
     close: async () => {
       await agent.destroy();
     },
@@ -177,16 +155,15 @@ export function httpChannelIo(
  * Alertmanager receiver), through {@link httpChannelIo}: `request` says where and what.
  */
 export function postingChannel<M>(
-  config: { name: string; timeout: number },
+  config: { name: string; type: string; timeout: number },
   deps: Pick<ChannelDeps, 'logger' | 'clock'>,
-  peer: ChannelPeer,
+  peer: string,
   secrets: readonly Secret[],
   parts: { render: (n: Notification) => M; request: (message: M) => Omit<ChannelRequest, 'signal'> },
 ): Channel<M> {
   const io = httpChannelIo(config, deps, peer, secrets);
   return {
-    name: config.name,
-    kind: peer.kind,
+    kind: config.type,
     // The request is aborted by our own timer after `timeout`.
     sendTimeoutMs: config.timeout,
     render: parts.render,

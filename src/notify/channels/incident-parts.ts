@@ -16,7 +16,7 @@ import type { Secret } from '../../lib/secret.js';
 import type { AlertsNotification, ChannelDeps, NoticeNotification, RenderOptions, SendResult } from './channel.js';
 import { describeEvent, type Link } from './describe.js';
 import { oneLine, safeLinks } from './escape.js';
-import { httpChannelIo, type ChannelPeer, type ChannelRequest } from './http-post.js';
+import { httpChannelIo, type ChannelRequest } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { apiRoot } from './on-call-config.js';
 
@@ -125,10 +125,11 @@ export interface KeyedRequest<R> {
  * both tools take as the same incident (the same key).
  */
 export function incidentSender<R>(
-  config: { name: string; timeout: number; api_url?: string | undefined; region: 'us' | 'eu' },
+  config: { name: string; type: string; timeout: number; api_url?: string | undefined; region: 'us' | 'eu' },
   deps: ChannelDeps,
-  tool: ChannelPeer & {
-    kind: 'pagerduty' | 'opsgenie';
+  tool: {
+    /** Its name in a reason: "PagerDuty". */
+    name: string;
     secret: Secret;
     regions: Record<'us' | 'eu', string>;
     /** A refusal of the channel's credential that the tool words as a bad request: every request would meet it. */
@@ -138,10 +139,9 @@ export function incidentSender<R>(
 ) {
   const root = apiRoot(config.api_url ?? tool.regions[config.region]);
   const accepted = new Set<string>();
-  const io = httpChannelIo(config, deps, tool, [tool.secret]);
+  const io = httpChannelIo(config, deps, tool.name, [tool.secret]);
   return {
-    name: config.name,
-    kind: tool.kind,
+    kind: config.type,
     showsAcknowledgements: true,
     // One send may make up to two requests per alert of its message (PagerDuty one), each within the timeout.
     sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,

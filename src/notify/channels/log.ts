@@ -52,10 +52,7 @@ export function renderLog(notification: Notification, commandConfigFile?: string
       endsAt: e.endsAt ?? undefined,
       acknowledgement: e.acknowledgement,
       // How to mute just this alert, as the other channels print it (none once resolved).
-      silence:
-        e.kind === 'resolved'
-          ? undefined
-          : (silenceCommand({ ...notification, events: [e], omitted: 0 }, commandConfigFile) ?? undefined),
+      silence: silenceCommand({ ...notification, events: [e], omitted: 0 }, commandConfigFile) ?? undefined,
     },
   }));
   if (notification.omitted > 0) {
@@ -70,12 +67,10 @@ export function renderLog(notification: Notification, commandConfigFile?: string
 
 /** The log channel kind: writes each event as one structured line through the injected logger. */
 export const logChannel = {
-  kind: 'log',
   configSchema: logConfigSchema,
   create(config, deps): Channel<LogMessage> {
     const log = deps.logger.child({ channel: config.name });
     return {
-      name: config.name,
       kind: 'log',
       sendTimeoutMs: 0,
       render: (notification) => renderLog(notification, deps.commandConfigFile),

@@ -137,7 +137,6 @@ export type ValueEscaper = (value: string) => string;
 /** A template that parsed and names only fields of its scope: rendered with a view and an escaper. */
 export interface CompiledTemplate {
   readonly source: string;
-  readonly scope: TemplateScope;
   /**
    * The template's text with the values of `views` (outermost first: a message, then one of its
    * alerts), each escaped by `escape`; blank lines before it and whitespace after it trimmed.
@@ -165,13 +164,12 @@ export function compileTemplate(source: string, scope: TemplateScope): CompiledT
   }
   const problem = checkTokens(tokens, TEMPLATE_FIELDS[scope], source);
   if (problem) return problem;
-  return compiled(source, scope, tokens, writer);
+  return compiled(source, tokens, writer);
 }
 
-function compiled(source: string, scope: TemplateScope, tokens: Token[], writer: Mustache.Writer): CompiledTemplate {
+function compiled(source: string, tokens: Token[], writer: Mustache.Writer): CompiledTemplate {
   return {
     source,
-    scope,
     render(views, escape) {
       let context: Mustache.Context | undefined;
       for (const view of views) context = new Mustache.Context(view, context);
@@ -193,7 +191,7 @@ function compiled(source: string, scope: TemplateScope, tokens: Token[], writer:
           if (t[0] === 'text') return [t[0], literal(t[1]), t[2], t[3]];
           return t[4] ? [t[0], t[1], t[2], t[3], map(t[4]), t[5]] : t;
         });
-      return compiled(source, scope, map(tokens), writer);
+      return compiled(source, map(tokens), writer);
     },
   };
 }

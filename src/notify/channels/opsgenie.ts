@@ -185,11 +185,10 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
 
 /** The Opsgenie channel kind. */
 export const opsgenieChannel = {
-  kind: 'opsgenie',
   configSchema: opsgenieConfigSchema,
   templateParts: OPSGENIE_TEMPLATE_PARTS,
   create(config, deps): Channel<OpsgenieMessage> {
-    const tool = { kind: 'opsgenie', name: 'Opsgenie', secret: config.api_key, regions: OPSGENIE_REGIONS } as const;
+    const tool = { name: 'Opsgenie', secret: config.api_key, regions: OPSGENIE_REGIONS } as const;
     return {
       ...incidentSender(config, deps, tool, (request: OpsgenieRequest, root) => ({
         method: request.method,

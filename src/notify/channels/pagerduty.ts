@@ -141,12 +141,10 @@ function alertEvent(e: AlertEvent, o: PagerDutyRenderOptions): PagerDutyAlertEve
 
 /** The PagerDuty channel kind. */
 export const pagerdutyChannel = {
-  kind: 'pagerduty',
   configSchema: pagerdutyConfigSchema,
   templateParts: PAGERDUTY_TEMPLATE_PARTS,
   create(config, deps): Channel<PagerDutyMessage> {
     const tool = {
-      kind: 'pagerduty',
       name: 'PagerDuty',
       secret: config.routing_key,
       regions: PAGERDUTY_REGIONS,

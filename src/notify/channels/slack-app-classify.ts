@@ -29,8 +29,11 @@ export const PASSING_SLACK_ERRORS: ReadonlyMap<string, string> = new Map([
   ['request_timeout', 'Slack timed out'],
 ]);
 
-/** The refusals sending again cannot change, each with what to fix. */
-const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => string>> = {
+/**
+ * The refusals of the channel itself (its token, Slack channel or scopes), each with what to fix:
+ * every message would meet them, so the channel pauses, not each message of a storm asked again.
+ */
+const CHANNEL_REFUSALS: Readonly<Record<string, (c: SlackApiCallee) => string>> = {
   channel_not_found: (c) =>
     `Slack has no channel ${c.channel} this app can see (channel_not_found): check the channel ID of ${c.name} in notify.channels, and invite the app to it if it is private`,
   not_in_channel: (c) =>
@@ -49,21 +52,14 @@ const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => string>> =
   ekm_access_denied: () => 'the workspace refuses the app (ekm_access_denied): ask a Slack admin',
   team_access_not_granted: () =>
     'the app is not granted access to this workspace (team_access_not_granted): ask a Slack admin',
-  invalid_blocks: () => 'Slack refused the message as malformed (invalid_blocks)',
-  invalid_attachments: () => 'Slack refused the message as malformed (invalid_attachments)',
-  msg_too_long: () => 'Slack refused the message as too long (msg_too_long)',
-  no_text: () => 'Slack refused the message as empty (no_text)',
 };
 
-/**
- * Refusals of one message (its content). Every other known refusal is of the channel itself (its
- * token, Slack channel or scopes): the channel pauses, not each message of a storm asked again.
- */
-const MESSAGE_REFUSALS: ReadonlySet<string> = new Set([
-  'invalid_blocks',
-  'invalid_attachments',
-  'msg_too_long',
-  'no_text',
+/** The refusals of one message (its content), each as said: sending it again cannot change them. */
+const MESSAGE_REFUSALS: ReadonlyMap<string, string> = new Map([
+  ['invalid_blocks', 'Slack refused the message as malformed (invalid_blocks)'],
+  ['invalid_attachments', 'Slack refused the message as malformed (invalid_attachments)'],
+  ['msg_too_long', 'Slack refused the message as too long (msg_too_long)'],
+  ['no_text', 'Slack refused the message as empty (no_text)'],
 ]);
 
 /** The error word of a failed call, when Slack answered one (`channel_not_found`); undefined otherwise. */
@@ -91,32 +87,25 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
   const e = (err ?? {}) as WebApiError;
   switch (e.code) {
     case SLACK_ERROR.RateLimitedError: {
-      const seconds = typeof e.retryAfter === 'number' ? e.retryAfter : undefined;
-      return classifyHttpAnswer(
-        { status: 429, retryAfter: seconds === undefined ? null : String(seconds), body: 'ratelimited' },
-        now,
-      );
+      const seconds = typeof e.retryAfter === 'number' ? String(e.retryAfter) : undefined;
+      return classifyHttpAnswer({ status: 429, headers: { 'retry-after': seconds }, body: 'ratelimited' }, now);
     }
     case SLACK_ERROR.PlatformError: {
       const word = slackErrorWord(err) ?? 'unknown_error';
       const passing = PASSING_SLACK_ERRORS.get(word);
       if (passing) return { outcome: 'retryable', reason: `${passing} (${word})` };
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);
-      const known = PLATFORM_ERRORS[word];
-      if (!known) return { outcome: 'permanent', reason: `Slack refused the call (${oneLine(word, 80)})` };
-      return { outcome: 'permanent', reason: known(callee), wholeChannel: !MESSAGE_REFUSALS.has(word) };
+      const ofMessage = MESSAGE_REFUSALS.get(word);
+      if (ofMessage) return { outcome: 'permanent', reason: ofMessage, wholeChannel: false };
+      const ofChannel = CHANNEL_REFUSALS[word];
+      if (!ofChannel) return { outcome: 'permanent', reason: `Slack refused the call (${oneLine(word, 80)})` };
+      return { outcome: 'permanent', reason: ofChannel(callee), wholeChannel: true };
     }
     case SLACK_ERROR.HTTPError: {
       const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
       const retryAfter = e.headers?.['retry-after'];
-      return classifyHttpAnswer(
-        {
-          status,
-          retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-          body: typeof e.body === 'string' ? e.body : null,
-        },
-        now,
-      );
+      const headers = { 'retry-after': typeof retryAfter === 'string' ? retryAfter : undefined };
+      return classifyHttpAnswer({ status, headers, body: typeof e.body === 'string' ? e.body : null }, now);
     }
     case SLACK_ERROR.RequestError: {
       const original = e.original ?? {};
@@ -130,7 +119,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
   }
   // A 429 without a usable Retry-After is thrown by the client as a plain Error: still a rate limit.
   if (typeof e.message === 'string' && e.message.startsWith('Retry header did not contain a valid timeout')) {
-    return classifyHttpAnswer({ status: 429, retryAfter: null, body: 'ratelimited' }, now);
+    return classifyHttpAnswer({ status: 429, body: 'ratelimited' }, now);
   }
   // Not Slack's answer: ours (the state file busy or full, a reload's abandoned send racing this
   // one). As for a channel that throws, the delivery is tried again.

@@ -120,7 +120,6 @@ export interface LivingMessagesOptions {
 
 /** What a living message found by its `ts` is about. */
 export interface LivingMessageView {
-  groupKey: string;
   /** False once every alert in it resolved (or it was replaced): an action on it comes too late. */
   open: boolean;
   /** The alerts it shows. */
@@ -150,7 +149,6 @@ export class LivingMessages {
     const link = this.o.links?.byMessage(slackChannel, ts);
     if (!link || link.channel !== this.o.name) return undefined;
     return {
-      groupKey: link.groupKey,
       open: link.status === 'open',
       fingerprints: link.alerts.map((e) => e.fingerprint),
     };

@@ -65,7 +65,6 @@ export interface SlackAppChannel extends Channel<SlackAppDelivery> {
 
 /** The Slack app channel kind. */
 export const slackAppChannel = {
-  kind: 'slack_app',
   configSchema: slackAppConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
   create(config: SlackAppConfig, deps: ChannelDeps): SlackAppChannel {
@@ -114,7 +113,6 @@ export const slackAppChannel = {
       log,
     });
     return {
-      name: config.name,
       kind: 'slack_app',
       // A living message shows who has the alert, as PagerDuty's and Grafana OnCall's Slack messages do.
       showsAcknowledgements: true,

@@ -2,12 +2,6 @@ import { z } from 'zod';
 import { durationSchema } from '../../config/duration.js';
 import { secretSchema } from '../../config/secret.js';
 
-/** What a person may do from a living message's buttons, each allowed apart. */
-export const SLACK_PERMISSIONS = ['acknowledge', 'silence', 'remediate'] as const;
-
-/** One of {@link SLACK_PERMISSIONS}. */
-export type SlackPermission = (typeof SLACK_PERMISSIONS)[number];
-
 const userIdSchema = z
   .string()
   .regex(
@@ -100,3 +94,6 @@ export const slackInteractionsSchema = z.discriminatedUnion(
 
 /** A parsed `interactions` section of a Slack app channel (its token or secret as a Secret). */
 export type SlackInteractionsConfig = z.output<typeof slackInteractionsSchema>;
+
+/** What a person may do from a living message's buttons, each allowed apart: the keys of `allow`. */
+export type SlackPermission = keyof SlackInteractionsConfig['allow'];

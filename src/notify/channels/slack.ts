@@ -10,7 +10,6 @@ import { renderSlack, slackRenderOptions, type SlackMessage } from './slack-rend
 
 /** The Slack incoming-webhook channel kind. */
 export const slackChannel = {
-  kind: 'slack',
   configSchema: slackConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
   create(config, deps): Channel<SlackMessage> {
@@ -20,7 +19,7 @@ export const slackChannel = {
       ...(config.icon_emoji ? { icon_emoji: config.icon_emoji } : {}),
     };
     // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
-    return postingChannel(config, deps, { kind: 'slack', name: 'Slack' }, urlSecrets(config.webhook_url), {
+    return postingChannel(config, deps, 'Slack', urlSecrets(config.webhook_url), {
       render: (n) => renderSlack(n, slackRenderOptions(config, deps)),
       request: (message) => ({
         url: config.webhook_url.reveal(),

@@ -215,12 +215,11 @@ function noticeCard(n: NoticeNotification, o: RenderOptions): AdaptiveCard {
 
 /** The Teams channel kind. */
 export const teamsChannel = {
-  kind: 'teams',
   configSchema: teamsConfigSchema,
   templateParts: TEAMS_TEMPLATE_PARTS,
   create(config, deps): Channel<TeamsMessage> {
     // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
-    return postingChannel(config, deps, { kind: 'teams', name: 'Teams' }, urlSecrets(config.webhook_url), {
+    return postingChannel(config, deps, 'Teams', urlSecrets(config.webhook_url), {
       render: (n) => renderTeams(n, renderOptionsOf(config, deps)),
       request: (message) => ({ url: config.webhook_url.reveal(), body: message }),
     });

@@ -221,7 +221,8 @@ function annotationsOf(
   const links = o.links ?? NO_LINKS;
   const firing = e.kind !== 'resolved';
   const routeRunbook = (n.routes ?? []).map((r) => links.routeRunbooks[r]).find((url) => url !== undefined);
-  const silence = firing ? silenceCommand({ ...n, events: [e], omitted: 0 }, o.commandConfigFile) : null;
+  // None once resolved, as silenceCommand says of a message with no alert firing.
+  const silence = silenceCommand({ ...n, events: [e], omitted: 0 }, o.commandConfigFile);
   const entries: [string, string | null | undefined][] = [
     // Cut to what a reader reads, as every channel cuts it (describe.ts SHOWN_LIMITS).
     ['summary', text(cutSayingHowMuch(e.summary, SHOWN_LIMITS.summary))],
@@ -317,10 +318,9 @@ function requestHeaders(config: WebhookConfig): Record<string, string> {
 
 /** The webhook channel kind: Alertmanager's webhook payload, version 4. */
 export const webhookChannel = {
-  kind: 'webhook',
   configSchema: webhookConfigSchema,
   create(config, deps): Channel<AlertmanagerMessage> {
-    return postingChannel(config, deps, { kind: 'webhook', name: 'the webhook' }, secretsOf(config), {
+    return postingChannel(config, deps, 'the webhook', secretsOf(config), {
       render: (n) =>
         renderWebhook(n, {
           ...renderOptionsOf(config, deps),

@@ -21,7 +21,7 @@ describe('classifyHttpAnswer', () => {
   });
 
   it('carries Retry-After of a 429 as retryAfterMs', () => {
-    expect(classifyHttpAnswer({ status: 429, retryAfter: '30' }, NOW)).toEqual({
+    expect(classifyHttpAnswer({ status: 429, headers: { 'retry-after': '30' } }, NOW)).toEqual({
       outcome: 'retryable',
       reason: 'rate limited (HTTP 429)',
       retryAfterMs: 30_000,
@@ -36,12 +36,12 @@ describe('classifyHttpAnswer', () => {
 
 describe('Retry-After of a 429 or a 503', () => {
   it.each([429, 503])('HTTP %i carries it as retryAfterMs', (status) => {
-    const result = classifyHttpAnswer({ status, retryAfter: '120' }, NOW);
+    const result = classifyHttpAnswer({ status, headers: { 'retry-after': '120' } }, NOW);
     expect(result).toMatchObject({ outcome: 'retryable', retryAfterMs: 120_000 });
   });
 
   it.each([500, 502, 504])('HTTP %i does not: its wait is the backoff', (status) => {
-    expect(classifyHttpAnswer({ status, retryAfter: '120' }, NOW)).toEqual({
+    expect(classifyHttpAnswer({ status, headers: { 'retry-after': '120' } }, NOW)).toEqual({
       outcome: 'retryable',
       reason: `server error (HTTP ${status})`,
     });
@@ -55,9 +55,9 @@ describe('Retry-After of a 429 or a 503', () => {
     [new Date(NOW - 90_000).toUTCString(), 0],
     ['soon', undefined],
     ['-5', undefined],
-    [null, undefined],
+    [undefined, undefined],
   ])('%s → wait %s ms (capped at an hour)', (retryAfter, expected) => {
-    const result = classifyHttpAnswer({ status: 429, retryAfter }, NOW);
+    const result = classifyHttpAnswer({ status: 429, headers: { 'retry-after': retryAfter } }, NOW);
     expect(result.outcome === 'retryable' ? result.retryAfterMs : 'not retryable').toBe(expected);
   });
 });
