@@ -97,7 +97,8 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);
       const ofMessage = MESSAGE_REFUSALS.get(word);
       if (ofMessage) return { outcome: 'permanent', reason: ofMessage, wholeChannel: false };
-      const ofChannel = CHANNEL_REFUSALS[word];
+      // Own keys only: an error word such as `constructor` finds nothing.
+      const ofChannel = Object.hasOwn(CHANNEL_REFUSALS, word) ? CHANNEL_REFUSALS[word] : undefined;
       if (!ofChannel) return { outcome: 'permanent', reason: `Slack refused the call (${oneLine(word, 80)})` };
       return { outcome: 'permanent', reason: ofChannel(callee), wholeChannel: true };
     }

@@ -18,6 +18,11 @@ describe('classifySlackApiError, beyond what an answer shows', () => {
       err: new WebAPIPlatformError({ ok: false, error: '' }),
       result: { outcome: 'permanent', reason: 'Slack refused the call ()' },
     },
+    ...['constructor', 'toString', '__proto__'].map((word) => ({
+      what: `an error word that names a property of every object (${word}): a plain refusal of the message`,
+      err: new WebAPIPlatformError({ ok: false, error: word }),
+      result: { outcome: 'permanent', reason: `Slack refused the call (${word})` },
+    })),
     {
       what: 'a state file busy or full (ours, not Slack’s): tried again',
       err: Object.assign(new Error('database is locked'), { name: 'SqliteError' }),
