@@ -208,7 +208,10 @@ export function coveringChecks(
   options: Pick<AttentionConfig, 'reported_by'>,
   reporting: readonly string[] | undefined,
 ): readonly string[] {
-  const checks = options.reported_by[rule] ?? DEFAULT_REPORTED_BY[rule] ?? [];
+  // Own keys only: the rule is the service's word, and `constructor` must find no function.
+  const own = (table: Readonly<Record<string, readonly string[]>>) =>
+    Object.hasOwn(table, rule) ? table[rule] : undefined;
+  const checks = own(options.reported_by) ?? own(DEFAULT_REPORTED_BY) ?? [];
   return reporting === undefined ? checks : checks.filter((c) => reporting.includes(c));
 }
 

@@ -50,6 +50,14 @@ describe('attention', () => {
     });
   });
 
+  it('reports a section whose rule names a property of every object as any other rule', () => {
+    const rules = ['constructor', 'toString', '__proto__', 'hasOwnProperty'];
+    const sections = rules.map((rule) => section({ rule, severity: 'danger', items: [{ id: 1 }] }));
+    // With the checks running known, as the daemon's snapshot has them.
+    const snap = { ...attentionSnapshot(sections), reporting: ['failed_runs', 'certificates'] };
+    expect(attention(snap, INFO).map((f) => f.labels.rule)).toEqual(rules);
+  });
+
   it.each<['info' | 'warning' | 'danger', string[]]>([
     ['info', ['danger', 'warning', 'info']],
     ['warning', ['danger', 'warning']],
