@@ -293,7 +293,8 @@ export class ContextReader {
   /** The note of a failed read, logged once per cause and remembered when it lasts. */
   #refusal(fn: ReadFn, ask: RunContextAsk, err: unknown): string {
     const what = WHAT[fn];
-    if (!(err instanceof ApiError) || !(err.code in REFUSED)) {
+    // Own keys only: the code is the service's word, and `constructor` must find no function.
+    if (!(err instanceof ApiError) || !Object.hasOwn(REFUSED, err.code)) {
       const note = `${what} not read: ${describeError(err)}`;
       this.#warnOnce(`${fn}:${err instanceof ApiError ? err.code : 'failed'}`, { fn, app: ask.appId, err }, note);
       return note;

@@ -337,6 +337,21 @@ describe('the context of a failed run, delivered', () => {
     expect(logs.lines().filter((l) => l.level === 40 && l.stage === 'context')).toHaveLength(1);
   });
 
+  it.each(['__proto__', 'constructor', 'toString'])(
+    'logs.tail answering the unlisted code %s: said as the error, the alert delivered',
+    async (word) => {
+      await setUp();
+      const shop = app('production');
+      const run = sim.control.addRun({ appId: shop.id, action: 'restart', state: 'error', reason: 'boom' });
+      sim.control.setFault('logs.tail', { errorWord: word });
+      watchdog();
+      await wd!.runOnce(['runs']);
+      await wd!.deliverDue();
+      expect(sections(delivered(`#${run.id}`).slack[0])[0]).toContain(`*Note:* logs not read: logs.tail: ${word}`);
+      expect(decisions(`failed_runs/run/${run.id}`)).toEqual(['slack deliver sent', 'mail deliver sent']);
+    },
+  );
+
   it('logs.tail hanging (the API down): the alert waits notify.context.wait, then goes without its context', async () => {
     await setUp();
     const shop = app('production');

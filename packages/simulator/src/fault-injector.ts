@@ -97,6 +97,8 @@ export interface FaultSpec {
    * (`invented_1`, `invented_2`, …): a service whose codes would grow a metric label without bound.
    */
   inventedErrorCodes?: boolean;
+  /** Status 500 with this error code, word for word, listed or not (`__proto__`, a service's own). */
+  errorWord?: string;
   /** Apply to the next N matching requests only. */
   times?: number;
 }

@@ -298,8 +298,8 @@ export class HttpHandler {
     if (fault.html502) return { status: 502, body: PROXY_502_PAGE, contentType: 'text/html' };
     if (fault.rateLimit) return this.rateLimited(fault.rateLimit.seconds ?? 1, fault.rateLimit.retryAfter);
     if (fault.errorCode) return errorAnswer(new SimError(fault.errorCode, `injected fault: ${fault.errorCode}`));
-    if (fault.inventedErrorCodes) {
-      const code = this.core.faults.freshErrorCode();
+    if (fault.inventedErrorCodes || fault.errorWord !== undefined) {
+      const code = fault.errorWord ?? this.core.faults.freshErrorCode();
       return json(500, { error: { code, message: `injected fault: ${code}` } });
     }
     return null;
