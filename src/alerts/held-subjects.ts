@@ -11,12 +11,14 @@ export type HeldSubjects = ReadonlyMap<string, HeldNote>;
 
 /**
  * Why a subject is held, where a later cycle acts on it: `unseen`, its app hidden from the token
- * (`collectors/vanished-records.ts`). Kept as data beside the note, so no code reads the note's words.
+ * (`collectors/vanished-records.ts`); `undecided`, an app whose newest backup may be the one set
+ * aside, so nothing new is told of its backups until it is read. Kept as data beside the note, so
+ * no code reads the note's words.
  */
-export type HeldReason = 'unseen';
+export type HeldReason = 'unseen' | 'undecided';
 
 /** A held subject's note, alone or with the {@link HeldReason} a later cycle reads back. */
-export type HeldNote = string | { note: string; reason: HeldReason };
+export type HeldNote = string | { note: string; reason?: HeldReason };
 
 /** The detail key and fact label a held alert carries its note under. */
 export const HELD_DETAIL = 'held';
@@ -25,10 +27,17 @@ const HELD_LABEL = 'Held';
 /** The detail key a held alert carries its {@link HeldReason} under: state, never shown as a fact or sent. */
 export const HELD_REASON_DETAIL = 'held_reason';
 
-/** The note of a held subject, or undefined when the alert's subject is not held. */
-export function heldNote(held: HeldSubjects | undefined, subject: Subject | null | undefined): HeldNote | undefined {
-  if (!held || held.size === 0 || !subject) return undefined;
-  return held.get(subjectKey(subject)) ?? held.get(`${subject.type}:*`);
+/**
+ * The note of an alert's (or a finding's) subject, or for one backup's, else of its app
+ * (`details.app_id`), whose set-aside record decides it too; undefined when neither is held.
+ */
+export function heldNote(
+  held: HeldSubjects | undefined,
+  { subject, details }: { subject?: Subject | null; details: Readonly<Record<string, string>> },
+): HeldNote | undefined {
+  if (!held || held.size === 0) return undefined;
+  const app = subject?.type === 'backup' ? held.get(`app:${details.app_id}`) : undefined;
+  return (subject && (held.get(subjectKey(subject)) ?? held.get(`${subject.type}:*`))) ?? app;
 }
 
 /**

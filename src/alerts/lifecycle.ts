@@ -28,7 +28,7 @@ import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary
 import { decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
 import type { FoldedFinding } from '../detectors/detector-result.js';
 import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
-import { heldNote, withHeldNote, type HeldSubjects } from './held-subjects.js';
+import { HELD_REASON_DETAIL, heldNote, withHeldNote, type HeldSubjects } from './held-subjects.js';
 
 /** One job's complete snapshot of findings at one moment. */
 export interface LifecycleInput {
@@ -131,7 +131,9 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   const stepped: number[] = [];
 
   for (const found of input.findings) {
-    const finding = withHeldNote(found, heldNote(input.held, found.subject));
+    const finding = withHeldNote(found, heldNote(input.held, found));
+    // Judged without the record that decides it (an app's newest backup): nothing new is told.
+    if (finding.details[HELD_REASON_DETAIL] === 'undecided' && !open.has(finding.fingerprint)) continue;
     if (seen.has(finding.fingerprint)) {
       // A detector bug; keeping the first keeps the cycle deterministic.
       options.logger?.warn(
@@ -192,7 +194,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     }
     const covered = unseen.some((part) => covers(part, previous.fingerprint));
     // Not read this cycle (a cut read), or its record set aside: held, and saying why.
-    const note = heldNote(input.held, previous.subject) ?? (covered ? cutNote(input.cut) : undefined);
+    const note = heldNote(input.held, previous) ?? (covered ? cutNote(input.cut) : undefined);
     if (covered || note !== undefined) {
       kept++;
       const noted = note === undefined ? previous : withHeldNote(previous, note);

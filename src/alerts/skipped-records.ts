@@ -10,7 +10,7 @@ import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';
 import { getOrAdd } from '../lib/get-or-add.js';
-import type { HeldSubjects } from './held-subjects.js';
+import type { HeldNote, HeldSubjects } from './held-subjects.js';
 import { subjectKey } from '../lib/alert-vocabulary.js';
 
 /** How each reason reads in a sentence. */
@@ -44,11 +44,17 @@ export function heldNoteOf(record: QuarantinedRecord): string {
   return `cannot be read now: ${what}; held, not resolved`;
 }
 
-/** The subjects of the set-aside records, each with its note; the first record of a subject names it. */
+/**
+ * The subjects of the set-aside records, each with its note; the first record of a subject names it.
+ * A backup's app is `undecided`: its newest backup may be the one set aside.
+ */
 export function heldSubjectsOf(records: readonly QuarantinedRecord[]): HeldSubjects {
-  const held = new Map<string, string>();
+  const held = new Map<string, HeldNote>();
   for (const record of records)
-    for (const subject of record.subjects) getOrAdd(held, subjectKey(subject), () => heldNoteOf(record));
+    for (const subject of record.subjects) {
+      const reason = record.kind === 'backup' && subject.type === 'app' ? ('undecided' as const) : undefined;
+      getOrAdd(held, subjectKey(subject), () => ({ note: heldNoteOf(record), reason }));
+    }
   return held;
 }
 

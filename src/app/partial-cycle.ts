@@ -8,7 +8,7 @@
  * did not reach says why ("not read: the read was cut short (…); held, not resolved"). The read still counts as
  * a failed one for the source's health ("cannot read" past the threshold).
  */
-import { ApiListTooLongError, ApiResponseError } from '../api/errors.js';
+import { ApiError, ApiListTooLongError, ApiResponseError } from '../api/errors.js';
 import type { ReadSoFar } from '../collectors/read-so-far.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
@@ -28,12 +28,13 @@ export interface PartialFindings {
 
 /**
  * The hard bound that cut a read, as the error to report: the ceiling (the reason the cycle's
- * signal was aborted with), a list past `api.max_list_items`, an answer past `api.max_answer_size`.
+ * signal was aborted with), a list past `api.max_list_items`, an answer past `api.max_answer_size`,
+ * or the service's own rate limit past every retry (a 429 storm: what was read is still told).
  * Undefined for any other failure.
  */
 export function boundThatCut(err: unknown, signal: AbortSignal | undefined): Error | undefined {
   if (signal?.reason instanceof ReadCeilingError) return signal.reason;
-  if (err instanceof ApiListTooLongError) return err;
+  if (err instanceof ApiListTooLongError || (err instanceof ApiError && err.status === 429)) return err;
   if (err instanceof ApiResponseError && err.problem === 'too_large') return err;
   return undefined;
 }

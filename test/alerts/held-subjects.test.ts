@@ -31,7 +31,7 @@ describe('heldNote', () => {
     [{ type: 'app', id: 5 }, undefined],
     [null, undefined],
   ] as const)('%j → %s', (subject, note) => {
-    expect(heldNote(held, subject)).toBe(note);
+    expect(heldNote(held, { subject, details: {} })).toBe(note);
   });
 
   it('adds the note as a detail and a fact, replaces an older one, and takes it away', () => {

@@ -2,7 +2,7 @@
  * A read cut by a hard bound still announces what it read: a list that never ends (cut at
  * `api.max_list_items`) and details that never come (cut at `jobs.read_ceiling`) fire alerts for
  * the failures seen before the cut, and resolve nothing; the read counts as a failed one for the
- * source's health. `check` says so (outcome partial: exit 1).
+ * source's health. So does a read whose requests the service still refuses (429) past every retry. `check` says so (outcome partial: exit 1).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { alertStoreOf } from '../../src/alerts/alert-store.js';
@@ -56,6 +56,15 @@ describe('a read cut by a hard bound', () => {
       // The new failures, judged from their list items alone.
       announced: (fired: number[], fresh: number[]) => fresh.every((id) => fired.includes(id)),
       // The list was read whole: its failures were seen again, from their items.
+      everyOneUnread: false,
+    },
+    {
+      // A 429 on every read by id, without Retry-After: each read gives up after its retries. The
+      // failures the list named are told from their items rather than lost with the whole read.
+      bound: 'a 429 storm past every retry',
+      fault: ['runs.get', { rateLimit: { retryAfter: 'none' } }] as const,
+      reason: /runs\.get: rate_limited \(HTTP 429\)/,
+      announced: (fired: number[], fresh: number[]) => fresh.every((id) => fired.includes(id)),
       everyOneUnread: false,
     },
   ])(

@@ -433,6 +433,57 @@ describe('one app of the shared apps.list broken, the answer used by another job
   });
 });
 
+/**
+ * An app's backups are judged on its newest backup. Set that one aside and the next older one would
+ * judge the app instead: a false "no successful backup" page. And an alert about one backup (not
+ * verified) belongs to its app: the app set aside holds it too, never resolves it.
+ */
+describe('a backup or an app set aside in the backups job', () => {
+  const h = engineHarness({ apps: 20 });
+  const BACKUPS = ONLY('backups');
+  const productionApp = () =>
+    [...h.sim.control.state.apps.values()].find(
+      (a) =>
+        a.envType === 'production' && a.deployedAt !== null && h.sim.control.state.backupIndex.byApp(a.id).length > 0,
+    )!;
+
+  it('the newest backup set aside: the app is not judged on an older one (no stale page)', async () => {
+    const { control } = h.sim;
+    const app = productionApp();
+    control.checks.backups.age(app.id, { hours: 24 * 30 });
+    const newest = control.checks.backups.add(app.id, { hoursAgo: 1 });
+    const wd = h.watchdog(BACKUPS);
+    await wd.runOnce(['backups']);
+    expect(alertStoreOf(wd.store).get(`backups/app/${app.id}/stale`)).toBeUndefined();
+
+    control.setFault('backups.list', { unreadableTime: { id: newest.id, field: 'taken_at' } });
+    h.clock.advance(2 * MINUTE);
+    const report = (await wd.runOnce(['backups'])).jobs[0]!;
+    expect(report.skipped).toEqual([expect.objectContaining({ id: newest.id, reason: 'unreadable' })]);
+    expect(alertStoreOf(wd.store).get(`backups/app/${app.id}/stale`)).toBeUndefined();
+  });
+
+  it('the app set aside: the alert about its newest backup is held, not resolved', async () => {
+    const { control } = h.sim;
+    const app = productionApp();
+    control.checks.backups.add(app.id, { hoursAgo: 1, verified: false });
+    const wd = h.watchdog(BACKUPS);
+    await wd.runOnce(['backups']);
+    h.clock.advance(2 * MINUTE);
+    await wd.runOnce(['backups']);
+    const fingerprint = `backups/app/${app.id}/unverified`;
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
+
+    control.setFault('apps.list', { unreadableTime: { id: app.id, field: 'updated_at' } });
+    h.clock.advance(2 * MINUTE);
+    const report = (await wd.runOnce(['backups'])).jobs[0]!;
+    expect(report.skipped).toEqual([expect.objectContaining({ kind: 'app', id: app.id })]);
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(fingerprint)?.details.held).toMatch(/updated_at.*held, not resolved$/);
+    expect(eventsOf(wd, '').filter((e) => e.kind === 'resolved')).toEqual([]);
+  });
+});
+
 /** The fingerprints of the job's firing alerts, sorted. */
 function firingOf(wd: Watchdog, job: string): string[] {
   return (

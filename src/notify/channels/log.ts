@@ -47,6 +47,8 @@ export function renderLog(notification: Notification, commandConfigFile?: string
       details: e.details,
       url: e.url ?? undefined,
       reason: e.reason,
+      // Why a resolved alert is over ("run #5981 succeeded after a retry"), as others say "Why:".
+      resolution: e.resolution ? cutSayingHowMuch(e.resolution, SHOWN_LIMITS.factValue) : undefined,
       startsAt: e.startsAt,
       since: e.since ?? undefined,
       endsAt: e.endsAt ?? undefined,

@@ -74,4 +74,14 @@ describe('log channel', () => {
     );
     expect(records[1]).not.toHaveProperty('silence');
   });
+
+  it('says why a resolved alert is over, as the "Why:" of the other channels does', async () => {
+    const { logger, lines } = captureLogger();
+    const channel = logChannel.create({ name: 'console', type: 'log' }, { logger, clock: new ManualClock() });
+    const resolved = alertEvent({ id: 3, kind: 'resolved', resolution: 'run #123 succeeded after a retry' });
+    await channel.send(channel.render(alerts([alertEvent(), resolved])));
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records[1]).toMatchObject({ event: 'resolved', resolution: 'run #123 succeeded after a retry' });
+    expect(records[0]).not.toHaveProperty('resolution');
+  });
 });
