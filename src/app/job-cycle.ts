@@ -233,6 +233,7 @@ export async function runJobCycle(
       now,
       signal,
       concurrency: deps.config.api.concurrency,
+      detailsBy: () => clock.now() + deps.config.api.timeout,
       openSubjects,
       reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
       reporting: reportingChecks(deps.detectorOptions, (j) => deps.config.jobs[j] !== null && !deps.disabled.has(j)),

@@ -1,4 +1,5 @@
 import type { Run, RunListItem } from '../api/schemas.js';
+import { ApiError, ApiResponseError, ApiTransportError } from '../api/errors.js';
 import { isNewer, orderKey, sortNewestFirst, type OrderKey } from '../lib/newest-first.js';
 import { parseTime } from '../lib/parse-time.js';
 import type { CollectorContext } from './collector-context.js';
@@ -70,11 +71,20 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     for (const [key, run] of read.settled?.newest ?? []) memory.settled.keep(key, run);
     memory.pruneSettled(ctx.now - ctx.checks.failed_runs.lookback);
   }
-  const toDetail = memory
+  const { queue, decisive } = memory
     ? runsToDetail(ctx, memory, runs, details, followed, wanted)
-    : runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
-  await mapLimit(toDetail, ctx.concurrency, async (item) => {
-    const run = await getUnlessGone(ctx, item.id, 'unreadable');
+    : { queue: runs.filter((r) => wanted.has(r.state) && !details.has(r.id)), decisive: Infinity };
+  const detailsBy = ctx.detailsBy?.();
+  await mapLimit(queue, ctx.concurrency, async (item, i) => {
+    let run: Run | undefined;
+    try {
+      run = await getUnlessGone(ctx, item.id, 'unreadable', i < decisive ? undefined : detailsBy);
+    } catch (err) {
+      if (i < decisive || !notInTime(err)) throw err;
+      // Announced from its list item; read here next cycle, or by its alert's context reader.
+      memory?.awaiting.set(item.id, item.updated_at);
+      return;
+    }
     // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
     // judged from its list item, as the snapshot allows.
     if (!run) return;
@@ -219,6 +229,8 @@ async function readLeftTheirState(
  * - A run still going is read only once it is old enough to be stuck (stuck_runs), or when an open
  *   alert follows it (a failed run retried: its alert says from which step): before that its steps
  *   and watcher can change nothing said.
+ * The first `decisive` runs of the queue (followed, or old enough to be stuck) are read whatever
+ * the time; the others by `ctx.detailsBy`, or left to the next cycle and the context reader.
  */
 function runsToDetail(
   ctx: CollectorContext,
@@ -227,7 +239,7 @@ function runsToDetail(
   details: Map<number, Run>,
   followed: ReadonlySet<number>,
   wanted: ReadonlySet<string>,
-): RunListItem[] {
+): { queue: RunListItem[]; decisive: number } {
   const failedStates = new Set(ctx.checks.failed_runs.failed_states);
   const stuckAfter = ctx.checks.stuck_runs.enabled ? ctx.checks.stuck_runs.max_duration : Infinity;
   const supersedes = newestSettledByGroup(memory, runs, wanted);
@@ -268,7 +280,7 @@ function runsToDetail(
   memory.wanted = new Map(runs.filter((r) => wanted.has(r.state)).map((r) => [r.id, r]));
   memory.retain(new Set(runs.map((r) => r.id)));
   memory.retainSettled(new Set(runs.map(groupKey)));
-  return queue.slice(0, bound);
+  return { queue: queue.slice(0, bound), decisive: first.length };
 }
 
 /**
@@ -346,8 +358,21 @@ async function getUnlessGone(
   ctx: CollectorContext,
   id: number,
   notFound: 'gone' | 'unreadable',
+  deadline?: number,
 ): Promise<Run | undefined> {
-  return readById(ctx, 'runs.get', id, () => ctx.client.runs.get(id, { signal: ctx.signal }), notFound);
+  return readById(ctx, 'runs.get', id, () => ctx.client.runs.get(id, { signal: ctx.signal, deadline }), notFound);
+}
+
+/**
+ * Whether a read by id for a run's details failed for want of time: no answer within the request's
+ * time limit or by `ctx.detailsBy`, or 429s past the client's retries. Such details only add to
+ * what the lists say, and a service slow to answer them, or one refusing them (the client then
+ * waits up to a minute between tries), must not hold the announcement of the failures the lists
+ * show.
+ */
+function notInTime(err: unknown): boolean {
+  if (err instanceof ApiTransportError) return err.reason === 'deadline' || err.reason === 'timeout';
+  return (err instanceof ApiError || err instanceof ApiResponseError) && err.status === 429;
 }
 
 /** Created before `since`; a run whose creation time is unknown is never where a walk stops. */

@@ -87,5 +87,10 @@ export interface CollectorContext {
    * id first, past its usual bound. Absent: no policy waits on any.
    */
   detailWanted?: (run: RunListItem) => boolean;
+  /**
+   * Clock time past which the runs collector reads no more runs by id for their details (steps,
+   * reason, watcher), asked as those reads begin: then plus `api.timeout`. Absent: no bound.
+   */
+  detailsBy?: () => number;
   logger: Logger;
 }

@@ -3,6 +3,8 @@
  * `api.max_list_items`) and details that never come (cut at `jobs.read_ceiling`) fire alerts for
  * the failures seen before the cut, and resolve nothing; the read counts as a failed one for the
  * source's health. So does a read whose requests the service still refuses (429) past every retry. `check` says so (outcome partial: exit 1).
+ * Details (a new failure's steps, read by id) that do not come in time cut nothing: the failures are
+ * told from the lists at once, and their details read the next cycle.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { alertStoreOf } from '../../src/alerts/alert-store.js';
@@ -56,15 +58,6 @@ describe('a read cut by a hard bound', () => {
       // The new failures, judged from their list items alone.
       announced: (fired: number[], fresh: number[]) => fresh.every((id) => fired.includes(id)),
       // The list was read whole: its failures were seen again, from their items.
-      everyOneUnread: false,
-    },
-    {
-      // A 429 on every read by id, without Retry-After: each read gives up after its retries. The
-      // failures the list named are told from their items rather than lost with the whole read.
-      bound: 'a 429 storm past every retry',
-      fault: ['runs.get', { rateLimit: { retryAfter: 'none' } }] as const,
-      reason: /runs\.get: rate_limited \(HTTP 429\)/,
-      announced: (fired: number[], fresh: number[]) => fresh.every((id) => fired.includes(id)),
       everyOneUnread: false,
     },
   ])(
@@ -123,4 +116,33 @@ describe('a read cut by a hard bound', () => {
       for (const fp of before) expect(alertStoreOf(wd.store).get(fp)!.details.held, fp).toBeUndefined();
     },
   );
+});
+
+describe('details not read in time', () => {
+  it.each([
+    { what: 'refused with 429s past every retry', fault: { rateLimit: { retryAfter: 'none' as const } } },
+    { what: 'never answered', fault: { hang: true } },
+  ])('tells the new failures from the lists at once, the read complete: details $what', async ({ fault }) => {
+    const config = h.config();
+    // Details are read by the cycle's start plus api.timeout.
+    const wd = openWatchdog({ ...config, api: { ...config.api, timeout: 1_000 } }, h.clock);
+    opened.push(wd);
+    failRuns(2, 0);
+    await advancing(h.clock, wd.runOnce(['runs']), 2_000, 5);
+    const before = firing(wd);
+
+    const fresh = failRuns(3, 4);
+    // Only the new failures' reads: those of runs that settled since are not details, and decide.
+    h.sim.control.setFault('runs.get', { ...fault, ids: fresh });
+    const report = await advancing(h.clock, wd.runOnce(['runs']), 2_000, 10);
+    h.sim.control.clearFaults();
+    expect(report.jobs[0], report.jobs[0]!.reason).toMatchObject({ job: 'runs', outcome: 'ok' });
+    const fired = firing(wd).filter((f) => !before.includes(f));
+    expect(fired.map((f) => Number(f.split('/').at(-1))).sort()).toEqual([...fresh].sort());
+    // Told without their step; the next cycle reads them by id, and their alerts say it.
+    for (const fp of fired) expect(alertStoreOf(wd.store).get(fp)!.details.step, fp).toBeUndefined();
+    h.clock.advance(60_000);
+    expect((await advancing(h.clock, wd.runOnce(['runs']), 2_000, 10)).jobs[0]).toMatchObject({ outcome: 'ok' });
+    for (const fp of fired) expect(alertStoreOf(wd.store).get(fp)!.details.step, fp).toBeDefined();
+  });
 });

@@ -101,6 +101,8 @@ export interface FaultSpec {
   errorWord?: string;
   /** Apply to the next N matching requests only. */
   times?: number;
+  /** Apply only to the calls about these records (the path's id: a read by id, a change). */
+  ids?: readonly number[];
 }
 
 /** Where a fault applies: one function or all of them. */
@@ -150,11 +152,15 @@ export class FaultInjector {
     this.faults.clear();
   }
 
-  /** The fault hitting this request, if any; a function's own fault wins over `*`. Counts `times`. */
-  take(fn: FunctionName): FaultSpec | null {
+  /**
+   * The fault hitting this request (about record `id`, if its path names one), if any; a
+   * function's own fault wins over `*`. Counts `times`.
+   */
+  take(fn: FunctionName, id: number | null = null): FaultSpec | null {
     for (const target of [fn, '*'] as const) {
       const entry = this.faults.get(target);
       if (!entry) continue;
+      if (entry.spec.ids && (id === null || !entry.spec.ids.includes(id))) continue;
       const rate = entry.spec.rate ?? 1;
       if (rate < 1 && this.rng.next() >= rate) return null;
       if (entry.left !== null) {

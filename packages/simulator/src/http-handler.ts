@@ -193,7 +193,7 @@ export class HttpHandler {
       if (spec.kind === 'change' && idempotencyKey) this.core.idempotency.abandon(scope, idempotencyKey);
     };
 
-    const fault = this.core.faults.take(fn);
+    const fault = this.core.faults.take(fn, ctx.id);
     if (fault?.hang || fault?.endless) {
       log(fn, fault.hang ? 0 : 200);
       // Never answered (or never finished); close() ends the connection. The change was never
