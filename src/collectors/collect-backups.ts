@@ -108,14 +108,17 @@ async function backupsPerApp(
     const settled: SeenByApp = new Map();
     const open = new Map<number, BackupsSeen>();
     const missing = new Set(awaited);
+    // The watched apps not settled yet: one look-up tells `meet` and `passOver` whether a backup counts.
+    const unsettled = new Map(byId);
     const settle = (app: AppBackupState, seen: BackupsSeen | undefined) => {
+      unsettled.delete(app.id);
       open.delete(app.id);
       missing.delete(app.id);
       if (seen) settled.set(app.id, !keep || keep({ app, seen }) ? seen : null);
     };
     const meet = (backup: NewestBackup) => {
-      const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
-      if (!app || settled.has(app.id)) return;
+      const app = backup.app_id === null ? undefined : unsettled.get(backup.app_id);
+      if (!app) return;
       const seen = seeBackup(open.get(app.id), backup, config, history);
       if (settledBy(seen, backup, horizons.get(app.id)!, history) === null) return void open.set(app.id, seen);
       settle(app, seen);
@@ -130,7 +133,7 @@ async function backupsPerApp(
         view: newestBackupView,
         quarantine: ctx.quarantine,
         // The backups `meet` would drop are not parsed: an app not watched, or one already settled.
-        passOver: { key: 'app_id', when: (appId) => !byId.has(appId) || settled.has(appId) },
+        passOver: { key: 'app_id', when: (appId) => !unsettled.has(appId) },
       })) {
         read += page.walked;
         pageSize ||= page.walked;
