@@ -166,12 +166,13 @@ function passedId(when: (value: number) => boolean): number | undefined {
 function plainInteger(body: Buffer, at: number, end: number): number | undefined {
   let i = body[at] === MINUS ? at + 1 : at;
   const digits = i;
-  while (i < end && body[i]! >= 0x30 && body[i]! <= 0x39) i++;
+  let value = 0; // read digit by digit: no string made per key
+  for (; i < end && body[i]! >= 0x30 && body[i]! <= 0x39; i++) value = value * 10 + body[i]! - 0x30;
   // No digits, a leading zero (not JSON), or too many for an exact double: left to JSON.parse.
   if (i === digits || i - digits > 15 || (body[digits] === 0x30 && i - digits > 1)) return undefined;
   const after = body[skipSpace(body, i)];
   if (after !== COMMA && after !== CLOSE_BRACE) return undefined;
-  return Number(body.toString('latin1', at, i));
+  return digits > at ? -value : value;
 }
 
 function skipSpace(body: Buffer, from: number): number {

@@ -104,21 +104,22 @@ async function backupsPerApp(
   if (awaited.length === 0) return new Map();
   for (let walk = 1; ; walk++) {
     // Settled apps (judged as they settle, so a fine app's backups are garbage at once instead of
-    // held to the end) and the apps still being read, with what was read of them so far.
+    // held to the end) and the watched apps not settled yet, each with what was read of it so far:
+    // one look-up a backup, for `meet` and `passOver`.
     const settled: SeenByApp = new Map();
-    const open = new Map<number, BackupsSeen>();
+    const unsettled = new Map<number, { app: AppBackupState; horizon: number; seen?: BackupsSeen }>();
+    for (const [id, app] of byId) unsettled.set(id, { app, horizon: horizons.get(id)! });
     const missing = new Set(awaited);
     const settle = (app: AppBackupState, seen: BackupsSeen | undefined) => {
-      open.delete(app.id);
+      unsettled.delete(app.id);
       missing.delete(app.id);
       if (seen) settled.set(app.id, !keep || keep({ app, seen }) ? seen : null);
     };
     const meet = (backup: NewestBackup) => {
-      const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
-      if (!app || settled.has(app.id)) return;
-      const seen = seeBackup(open.get(app.id), backup, config, history);
-      if (settledBy(seen, backup, horizons.get(app.id)!, history) === null) return void open.set(app.id, seen);
-      settle(app, seen);
+      const reading = backup.app_id === null ? undefined : unsettled.get(backup.app_id);
+      if (!reading) return;
+      reading.seen = seeBackup(reading.seen, backup, config, history);
+      if (settledBy(reading.seen, backup, reading.horizon, history) !== null) settle(reading.app, reading.seen);
     };
     let read = 0;
     let pageSize = 0;
@@ -130,7 +131,7 @@ async function backupsPerApp(
         view: newestBackupView,
         quarantine: ctx.quarantine,
         // The backups `meet` would drop are not parsed: an app not watched, or one already settled.
-        passOver: { key: 'app_id', when: (appId) => !byId.has(appId) || settled.has(appId) },
+        passOver: { key: 'app_id', when: (appId) => !unsettled.has(appId) },
       })) {
         read += page.walked;
         pageSize ||= page.walked;
@@ -155,7 +156,7 @@ async function backupsPerApp(
       );
       unread.forEach((appId, i) => settle(byId.get(appId)!, tail[i]));
       // Apps not waited for (no last_backup_at), with what the walk passed of them.
-      for (const [appId, seen] of open) settle(byId.get(appId)!, seen);
+      for (const { app, seen } of unsettled.values()) if (seen) settle(app, seen);
       return settled;
     } catch (err) {
       if (!(err instanceof ApiPaginationError) || walk >= MAX_WALKS) throw err;

@@ -336,11 +336,11 @@ export function backups(
       if (seen?.stopped) incomplete.push(fp('unverified'), fp('offsite', ''), fp('no_offsite'), fp('lost'), fp('size'));
       continue;
     }
-    const takenAt = toIso(good.taken_at);
-
+    // Only for a finding: most apps have none (`backupsConcern` asks of every app).
+    const takenAt = () => toIso(good.taken_at);
     const size = sizeFinding(name, good, seen?.previous ?? [], options.size_drop);
     if (size) {
-      findings.push(make('size', good, { ...size, severity: size.empty ? severity : 'warning', since: takenAt }));
+      findings.push(make('size', good, { ...size, severity: size.empty ? severity : 'warning', since: takenAt() }));
     }
 
     // Off the server and on no storage: whatever the off-site settings, nothing is left to restore.
@@ -351,7 +351,7 @@ export function backups(
 
     if (options.require_verified && !good.verified) {
       const summary = `Newest successful backup of ${name} is not verified (${good.name})`;
-      findings.push(make('unverified', good, { severity: 'warning', summary, since: takenAt }));
+      findings.push(make('unverified', good, { severity: 'warning', summary, since: takenAt() }));
     }
 
     if (!options.offsite) continue;
@@ -390,6 +390,9 @@ function staleFinding(
   now: number,
   states: BackupStates,
 ): Pick<Detection<'backups'>, 'summary' | 'details' | 'since'> | null {
+  // A good backup always has a time (`backupOutcome`). Asked first: every app fine is asked (`backupsConcern`).
+  const taken = seen?.good ? parseTime(seen.good.taken_at)! : undefined;
+  if (taken !== undefined && now - taken <= maxAge) return null;
   const max = formatDuration(maxAge);
   if (!seen)
     return {
@@ -401,10 +404,7 @@ function staleFinding(
   const details: Record<string, string> = { app: name, max_age: max };
   let summary: string;
   let since: string | null = null;
-  if (good) {
-    // A good backup always has a time (`backupOutcome`).
-    const taken = parseTime(good.taken_at)!;
-    if (now - taken <= maxAge) return null;
+  if (good && taken !== undefined) {
     Object.assign(details, {
       age: formatDuration(now - taken),
       taken_at: new Date(taken).toISOString(),
@@ -458,8 +458,9 @@ function sizeFinding(
       summary: `Newest successful backup of ${name} is empty: ${good.name} (0 MB)`,
       details: { size: sizeText(0), reason: 'empty' },
     };
-  const sizes = previous.flatMap((p) => (p.size_mb === null ? [] : [p.size_mb]));
-  if (dropRatio === null || sizes.length < 2) return null;
+  const sizes = previous.map((p) => p.size_mb).filter((size) => size !== null);
+  // No larger than the largest: most apps are told apart from it without sorting.
+  if (dropRatio === null || sizes.length < 2 || mb >= dropRatio * Math.max(...sizes)) return null;
   const usual = median(sizes);
   if (mb >= dropRatio * usual) return null;
   const share = Math.round((mb / usual) * 100);

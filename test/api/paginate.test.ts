@@ -146,6 +146,29 @@ describe('paginate', () => {
     ]);
   });
 
+  it.each([
+    ['falling', (i: number) => 1000 - i],
+    ['rising', (i: number) => i + 1],
+    ['in no order', (i: number) => (i * 37) % 101],
+    ['far apart', (i: number) => (i % 2 ? 2 ** 52 : 0) + i],
+  ])('tells repeats apart in a list whose ids are %s', async (_order, idAt) => {
+    // 100 items: the id at index 7 comes again at 20 (one page) and at 70 (a later page).
+    const ids = Array.from({ length: 100 }, (_, i) => idAt(i));
+    const read = (list: number[]) => async (offset: number, limit: number) => ({
+      items: list.slice(offset, offset + limit).map((id) => ({ id })),
+      total: list.length,
+    });
+    const quarantine = new Quarantine();
+    const inPage = ids.map((id, i) => (i === 20 ? ids[7]! : id));
+    const items = await paginate(read(inPage), { fn: 'runs.list', pageSize: 50, quarantine });
+    expect(items.map((i) => i.id)).toEqual(inPage.filter((_, i) => i !== 20));
+    expect(quarantine.records()).toEqual([expect.objectContaining({ id: ids[7] })]);
+    const acrossPages = ids.map((id, i) => (i === 70 ? ids[7]! : id));
+    await expect(paginate(read(acrossPages), { fn: 'runs.list', pageSize: 50 })).rejects.toMatchObject({
+      shift: 'id_repeated',
+    });
+  });
+
   it('still checks the part read before `until` for shifts', async () => {
     const m = memoryList(200, { beforePage: (call, list) => call === 2 && list.unshift({ id: 5000 }) });
     const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, until: (i) => i.id < 120 });
