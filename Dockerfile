@@ -56,6 +56,7 @@ EXPOSE 9464
 # scrapes from outside it.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["deploy-watchdog", "healthcheck"]
-# A fixed young generation for a daemon that reads in bursts (src/cli/memory-settings.ts).
-ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "dist/cli/bin.js"]
+# A fixed young generation for a daemon that reads in bursts, and no second compile of undici's
+# WebAssembly HTTP parser (src/cli/memory-settings.ts).
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", "dist/cli/bin.js"]
 CMD ["run"]

@@ -8,8 +8,8 @@
  * peaked at 250-280 MB of RSS for 25 MB that was live. Under a container memory limit V8 goes the
  * other way (it sizes its heap from the limit: 1 MB semi-spaces in 512 MB) and collects so often
  * that the cycle takes twice the CPU. Three settings give the same, smaller process on any host:
- * - a fixed young generation ({@link DAEMON_NODE_OPTIONS}), which can only be given on node's
- *   command line;
+ * - a fixed young generation, and WebAssembly kept on its baseline compiler
+ *   ({@link DAEMON_NODE_OPTIONS}), which can only be given on node's command line;
  * - glibc's mmap threshold fixed ({@link DAEMON_ENV}), read from the environment when the process
  *   starts: buffers from 128 kB up (a list page's body is 0.3-1 MB) are mapped and unmapped on
  *   their own instead of fragmenting the heap;
@@ -30,8 +30,15 @@ import { setFlagsFromString } from 'node:v8';
  * records it drops (2026-11-28, quiet, two runs each): a peak of 133.6-134.2 MB against
  * 143.2-143.6 MB at 60%, for the same CPU within the runs' noise (3.3-3.5 s against 2.9-3.7 s a
  * steady cycle). 2 MB semi-spaces took the peak to 129 MB but the cycle's CPU up by 40%.
+ * Then WebAssembly kept on its baseline compiler (Liftoff): undici parses HTTP with a WebAssembly
+ * module, and once it ran hot V8 compiled it again with TurboFan on a helper thread, ~35 MB of
+ * compiler memory for half a second of the first cycle. Both flags are needed (the first alone
+ * leaves the dynamic tier-up on, the second alone compiles every function with TurboFan at once);
+ * `--liftoff-only` would also forbid TurboFan where Liftoff cannot compile a function. Measured
+ * 2026-11-30: the first cycle's peak ~120 MB against ~129 MB, for the same CPU.
  */
-export const DAEMON_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=30'];
+export const DAEMON_NODE_OPTIONS: readonly string[] =
+  '--max-semi-space-size=4 --heap-growing-percent=30 --no-wasm-tier-up --no-wasm-dynamic-tiering'.split(' ');
 
 /**
  * Environment the daemon is started with: glibc's `M_MMAP_THRESHOLD` fixed at 128 kB (glibc
