@@ -43,7 +43,7 @@ describe('Dockerfile', () => {
     ['checks health with the healthcheck command', /^HEALTHCHECK .*CMD \["deploy-watchdog", "healthcheck"\]$/],
     [
       "enters through the compiled CLI, with the daemon's node options",
-      /^ENTRYPOINT \["node", (?:"--[a-z-]+=\w+", )+"dist\/cli\/bin\.js"\]$/,
+      /^ENTRYPOINT \["node", (?:"--[a-z-]+(?:=\w+)?", )+"dist\/cli\/bin\.js"\]$/,
     ],
     ['runs the daemon with the config $DEPLOY_WATCHDOG_CONFIG names', /^CMD \["run"\]$/],
     ['copies only production dependencies and compiled output', /^COPY --from=build .*\/app\/dist/],
