@@ -100,9 +100,13 @@ function summary(report: CycleReport | undefined, flush: Partial<FlushReport> | 
     return `${j.job.padEnd(width)}  ${what}`;
   });
   const ok = report.jobs.filter((j) => j.outcome === 'ok').length;
+  // Complete jobs may still have set records aside: the last line says so, read alone.
+  const skipped = report.jobs.reduce((n, j) => n + (j.skipped?.length ?? 0), 0);
   const { sent = 0, waiting = 0, held = 0 } = flush ?? {};
   lines.push(
-    `${ok} of ${report.jobs.length} job${report.jobs.length === 1 ? '' : 's'} complete; ${report.events} event${report.events === 1 ? '' : 's'} written; ` +
+    `${ok} of ${report.jobs.length} job${report.jobs.length === 1 ? '' : 's'} complete` +
+      (skipped > 0 ? `, ${skipped} record${skipped === 1 ? '' : 's'} set aside (their alerts held)` : '') +
+      `; ${report.events} event${report.events === 1 ? '' : 's'} written; ` +
       `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}` +
       (held > 0 ? `, ${held} held back (a silence, a mute window, an inhibition or a repeat's interval)` : ''),
   );
