@@ -8,6 +8,7 @@
  * CronJob is a supported way to deploy.
  */
 import type { QuarantinedRecord } from '../api/quarantine.js';
+import { recordExample } from '../alerts/skipped-records.js';
 import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import type { CycleReport } from '../app/watchdog.js';
@@ -135,7 +136,7 @@ function unknownStatesNote(unknown: UnknownStateWord[] = []): string {
 function skippedNote(skipped: readonly QuarantinedRecord[] | undefined): string {
   if (!skipped || skipped.length === 0) return '';
   const first = skipped[0]!;
-  const example = `${first.kind} ${first.id ?? '(id unreadable)'}: ${terminalSafe(first.detail)}`;
+  const example = `${recordExample(first)}: ${terminalSafe(first.detail)}`;
   return `; ${skipped.length} record${skipped.length === 1 ? '' : 's'} set aside, alerts held (e.g. ${example})`;
 }
 
