@@ -38,6 +38,11 @@ function counted(kind: RecordKind, n: number): string {
   return `${n} ${NOUNS[kind][n === 1 ? 0 : 1]}`;
 }
 
+/** A record set aside as a reader calls it: `run 42`, `attention section (id unreadable)`. */
+export function recordExample(record: QuarantinedRecord): string {
+  return `${NOUNS[record.kind][0]} ${record.id ?? '(id unreadable)'}`;
+}
+
 /** The short note an alert about a set-aside record carries: `cannot be read now: access_denied; held, not resolved`. */
 export function heldNoteOf(record: QuarantinedRecord): string {
   const what = record.reason === 'unknown_value' || record.reason === 'unreadable' ? record.detail : record.reason;
@@ -67,7 +72,7 @@ export function skippedRecordsFindings(job: SnapshotJob, records: readonly Quara
     for (const r of list) byKind.set(r.kind, (byKind.get(r.kind) ?? 0) + 1);
     const kinds = [...byKind].map(([kind, n]) => counted(kind, n)).join(', ');
     const example = list.find((r) => r.id !== undefined) ?? list[0]!;
-    const exampleText = `${NOUNS[example.kind][0]} ${example.id ?? '(id unreadable)'}`;
+    const exampleText = recordExample(example);
     // A value beyond the stated ones is known to the watchdog once the admin says what it means.
     const keyed = list.find((r) => r.configKey !== undefined);
     const fix = keyed

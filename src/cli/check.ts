@@ -8,6 +8,7 @@
  * CronJob is a supported way to deploy.
  */
 import type { QuarantinedRecord } from '../api/quarantine.js';
+import { recordExample } from '../alerts/skipped-records.js';
 import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import type { CycleReport } from '../app/watchdog.js';
@@ -100,9 +101,13 @@ function summary(report: CycleReport | undefined, flush: Partial<FlushReport> | 
     return `${j.job.padEnd(width)}  ${what}`;
   });
   const ok = report.jobs.filter((j) => j.outcome === 'ok').length;
+  // Complete jobs may still have set records aside: the last line says so, read alone.
+  const skipped = report.jobs.reduce((n, j) => n + (j.skipped?.length ?? 0), 0);
   const { sent = 0, waiting = 0, held = 0 } = flush ?? {};
   lines.push(
-    `${ok} of ${report.jobs.length} job${report.jobs.length === 1 ? '' : 's'} complete; ${report.events} event${report.events === 1 ? '' : 's'} written; ` +
+    `${ok} of ${report.jobs.length} job${report.jobs.length === 1 ? '' : 's'} complete` +
+      (skipped > 0 ? `, ${skipped} record${skipped === 1 ? '' : 's'} set aside (their alerts held)` : '') +
+      `; ${report.events} event${report.events === 1 ? '' : 's'} written; ` +
       `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}` +
       (held > 0 ? `, ${held} held back (a silence, a mute window, an inhibition or a repeat's interval)` : ''),
   );
@@ -131,7 +136,7 @@ function unknownStatesNote(unknown: UnknownStateWord[] = []): string {
 function skippedNote(skipped: readonly QuarantinedRecord[] | undefined): string {
   if (!skipped || skipped.length === 0) return '';
   const first = skipped[0]!;
-  const example = `${first.kind} ${first.id ?? '(id unreadable)'}: ${terminalSafe(first.detail)}`;
+  const example = `${recordExample(first)}: ${terminalSafe(first.detail)}`;
   return `; ${skipped.length} record${skipped.length === 1 ? '' : 's'} set aside, alerts held (e.g. ${example})`;
 }
 

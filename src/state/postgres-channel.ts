@@ -112,7 +112,8 @@ export class PostgresChannel {
   #send(request: PostgresRequest, limitMs: number | undefined): PostgresReply {
     const budget = requestBudgetMs(this.connection);
     const limited = limitMs !== undefined && limitMs < budget;
-    if (limited && limitMs <= 0) return limitReached(request.seq, 0);
+    if (limited && limitMs <= 0)
+      return limitReached(request.seq, 'no time left to ask PostgreSQL: the limit had passed before it was sent');
     const w = this.#started();
     const deadline = Date.now() + (limited ? limitMs : budget);
     w.port.postMessage(request);
@@ -122,7 +123,7 @@ export class PostgresChannel {
       const left = deadline - Date.now();
       if (left <= 0 || Atomics.wait(w.signal, 0, answered, left) === 'timed-out') {
         this.#discard();
-        if (limited) return limitReached(request.seq, limitMs);
+        if (limited) return limitReached(request.seq, `no answer from PostgreSQL within ${limitMs}ms`);
         return lost(request.seq, `no answer from PostgreSQL within ${Math.round(budget / 1000)}s`, 'ETIMEDOUT');
       }
     }
@@ -184,8 +185,8 @@ export class PostgresChannel {
 }
 
 /** The answer to a request cut at its own limit (see {@link LIMIT_CODE}). */
-function limitReached(seq: number, limitMs: number): PostgresReply {
-  return lost(seq, `no answer from PostgreSQL within ${limitMs}ms`, LIMIT_CODE);
+function limitReached(seq: number, message: string): PostgresReply {
+  return lost(seq, message, LIMIT_CODE);
 }
 
 /** The answer to a request whose connection (or worker) is gone, or that got no answer in time. */

@@ -93,6 +93,31 @@ describe('check', () => {
     expect(stdout).toMatch(/^urls\s+failed: urls\.list: internal_error \(HTTP 500\)/m);
   });
 
+  it('exits 0 when every record is set aside, its last line counting them', async () => {
+    // Every job completes, but a reader of the last line alone must not take it as all well.
+    sim.control.setTimeFormat('zoneless');
+    try {
+      const { code, stdout } = await run('check', '--config', configFile);
+      expect(code, stdout).toBe(0);
+      expect(stdout).toMatch(/^runs\s+ok: .*; \d+ records? set aside, alerts held/m);
+      expect(stdout).toMatch(
+        /^6 of 6 jobs complete, \d+ records? set aside \(their alerts held\); \d+ events? written/m,
+      );
+    } finally {
+      sim.control.setTimeFormat('iso');
+    }
+  });
+
+  it('names a record set aside in the words of the watchdog alert, not the internal kind', async () => {
+    sim.control.setFault('attention.list', { recordField: { field: 'sections.0.severity', value: 'critical' } });
+    const { code, stdout } = await run('check', '--config', configFile, '--job', 'attention');
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(
+      /^attention\s+ok: .*; 1 record set aside, alerts held \(e\.g\. attention section \(id unreadable\): /m,
+    );
+    expect(stdout).not.toContain('attention_section');
+  });
+
   it("prints the service's own error message as text, not a terminal command", async () => {
     const hostile = 'maintenance\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\u009b31m\u202egnp';
     const service = await startFakeService(() => ({
