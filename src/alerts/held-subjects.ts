@@ -5,6 +5,7 @@
  * may still be failing, only unreadable this cycle. No detector needs to know.
  */
 import { subjectKey, type Fact, type Subject } from '../lib/alert-vocabulary.js';
+import { RESOLVED_SUMMARY } from '../detectors/finding.js';
 
 /** Subject key (`subjectKey`: `run:42`, or `url:*` for every URL when a record's id could not be read) → note. */
 export type HeldSubjects = ReadonlyMap<string, HeldNote>;
@@ -63,9 +64,9 @@ export function withHeldNote<T extends { details: Record<string, string>; facts:
 
 /**
  * An alert's details as they leave the daemon (its events, `alerts --json`): without the
- * {@link HeldReason}, state that no receiver or reader is shown.
+ * {@link HeldReason} and the `RESOLVED_SUMMARY`, state that no receiver or reader is shown.
  */
 export function shownDetails(details: Record<string, string>): Record<string, string> {
-  const { [HELD_REASON_DETAIL]: reason, ...shown } = details;
-  return reason === undefined ? details : shown;
+  const { [HELD_REASON_DETAIL]: reason, [RESOLVED_SUMMARY]: summary, ...shown } = details;
+  return reason === undefined && summary === undefined ? details : shown;
 }

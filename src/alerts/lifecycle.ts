@@ -23,7 +23,7 @@ import {
   type AlertRow,
   type AlertStore,
 } from './alert-store.js';
-import { UNDERWAY_SINCE, type Finding } from '../detectors/finding.js';
+import { RESOLVED_SUMMARY, UNDERWAY_SINCE, type Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
 import type { FoldedFinding } from '../detectors/detector-result.js';
@@ -242,8 +242,11 @@ function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, n
 
 /** Resolves an open alert and writes its `resolved` event, saying which acknowledgement it ended. */
 function resolveAlert(alerts: AlertStore, previous: AlertRow, now: number, reason: string, resolution: string | null) {
+  // Said as over, in its event and its row: what was wrong, not the retry running when it ended.
+  const summary = previous.details[RESOLVED_SUMMARY] ?? previous.summary;
+  if (summary !== previous.summary) alerts.updateOpen({ ...previous, summary });
   alerts.resolve(previous.fingerprint, now);
-  const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
+  const row: AlertRow = { ...previous, summary, status: 'resolved', resolvedAt: now };
   const event = withCleared(eventOf(row, 'resolved', now, reason, resolution), previous.acknowledgement);
   return alerts.insertEvent(event, now);
 }

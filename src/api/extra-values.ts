@@ -83,7 +83,9 @@ export function withExtraValues(
     if (issue.code !== 'invalid_value') return undefined;
     const value = valueAt(copy, issue.path);
     const field = statedFieldAt(issue.path);
-    const meant = typeof value === 'string' && field !== undefined ? extra[field]?.[value] : undefined;
+    const known = field === undefined ? undefined : extra[field];
+    // The admin's own keys only: a value such as `constructor` would find the object's function.
+    const meant = typeof value === 'string' && known && Object.hasOwn(known, value) ? known[value] : undefined;
     if (meant === undefined) return undefined;
     copy = setAt(copy, issue.path, meant);
   }

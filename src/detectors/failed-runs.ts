@@ -24,7 +24,7 @@ import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../co
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { productionCritical } from './environment-severity.js';
-import { UNDERWAY_SINCE, type Detection } from './finding.js';
+import { RESOLVED_SUMMARY, UNDERWAY_SINCE, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -294,6 +294,7 @@ function toFinding(
   if (watcher) details.watcher = watcher;
   if (run.retrying) details.retrying = 'yes';
 
+  if (underway) details[RESOLVED_SUMMARY] = oneLine(summary);
   if (sighting.kind === 'unknown') {
     summary += `; now in state ${JSON.stringify(run.state)}, which no state list names: held, not resolved`;
   } else if (sighting.kind === 'underway') {

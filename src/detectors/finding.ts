@@ -61,6 +61,13 @@ export interface Detection<C extends string = CheckName> {
  */
 export const UNDERWAY_SINCE = 'retry_since';
 
+/**
+ * The detail a finding that says more than its problem (a retry running) keeps the problem alone
+ * in: its alert's summary once resolved, when the retry is over and the failure is what it was.
+ * Never sent (`shownDetails`).
+ */
+export const RESOLVED_SUMMARY = 'resolved_summary';
+
 /** Why a finding escalates its firing alert without a rise in severity. */
 export type EscalationReason = 'retry failed';
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ApiError, ApiResponseError, ApiTransportError } from '../../src/api/errors.js';
 import { paginate, pageStream, type PageFetcher, type QuarantinedPage } from '../../src/api/paginate.js';
 import {
@@ -10,7 +11,7 @@ import {
   type QuarantinedRecord,
 } from '../../src/api/quarantine.js';
 import { appSchema, urlRecordSchema } from '../../src/api/schemas.js';
-import { statedFieldAt } from '../../src/api/extra-values.js';
+import { statedFieldAt, withExtraValues } from '../../src/api/extra-values.js';
 
 const URL_RECORD = {
   id: 7,
@@ -114,6 +115,18 @@ describe('statedFieldAt: the api.extra_values key of a field', () => {
     ['a field with no stated values', ['name'], undefined],
   ])('%s', (_what, path, key) => {
     expect(statedFieldAt(path)).toBe(key);
+  });
+});
+
+describe('withExtraValues: the values the admin made known', () => {
+  it('knows only the keys the admin wrote: a value named like an object property ("constructor") is none', () => {
+    const record = { ...URL_RECORD, ssl_status: 'constructor' };
+    const issues = urlRecordSchema.safeParse(record).error!.issues;
+    // A schema taking anything there, so whatever the look-up found would come out.
+    const anything = urlRecordSchema.extend({ ssl_status: z.unknown() });
+    expect(withExtraValues(anything, record, issues, { ssl_status: { revoked: 'error' } })).toBeUndefined();
+    const known = withExtraValues(anything, record, issues, { ssl_status: { constructor: 'error' } });
+    expect(known?.data).toMatchObject({ ssl_status: 'error' });
   });
 });
 

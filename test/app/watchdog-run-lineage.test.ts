@@ -80,6 +80,14 @@ describe('a failed run retried by a person', () => {
     await wd.runOnce(['runs']);
     expect(kindsOf(wd, run.id)).toEqual(['firing', 'resolved']);
     expect(resolutionOf(wd, `failed_runs/run/${run.id}`)).toBe(`run #${run.id} succeeded after a retry`);
+    // Over, it says what failed, not the retry it was running: in its event and its row alike.
+    const resolved = wd.store.db
+      .prepare(`SELECT payload FROM events WHERE fingerprint = ? AND kind = 'resolved'`)
+      .get(`failed_runs/run/${run.id}`) as { payload: string };
+    const event = JSON.parse(resolved.payload) as { summary: string; details: Record<string, string> };
+    expect(event.summary).toMatch(/failed at step restart: x$/);
+    expect(Object.values(event.details).join(' ')).not.toContain('failed at step');
+    expect(alertStoreOf(wd.store).get(`failed_runs/run/${run.id}`)?.summary).toBe(event.summary);
   });
 
   it('fails again: the same alert escalates, no new alert', async () => {

@@ -153,6 +153,9 @@ describe('a failed run retried, in the Slack app and the console', () => {
     await cycle();
     expect(sim.control.state.runs.get(run.id)?.state).toBe('done');
     expect(shownText(slack.replies(ts).at(-1)!)).toContain(`run #${run.id} succeeded after a retry`);
+    // Saying what failed, not the retry that is over (the note "Latest: …" stays, as every note does).
+    expect(message().text).toMatch(/was: .* failed at step restart: x$/);
+    expect(shownText(slack.replies(ts).at(-1)!)).not.toMatch(RETRYING);
     expect(message().attachments?.[0]?.color).toBe('#12b76a');
     expect(slack.inChannel().filter((m) => !m.thread_ts)).toHaveLength(1);
     expect(await alertPageText(fingerprint)).not.toContain('Under way');
