@@ -18,6 +18,7 @@ import {
   urlRecordSchema,
 } from './schemas.js';
 import { setAt, valueAt } from '../lib/value-at.js';
+import { ownValue } from '../lib/own-value.js';
 
 /**
  * The fields whose values the reference states, by the key `api.extra_values` names them with
@@ -84,8 +85,8 @@ export function withExtraValues(
     const value = valueAt(copy, issue.path);
     const field = statedFieldAt(issue.path);
     const known = field === undefined ? undefined : extra[field];
-    // The admin's own keys only: a value such as `constructor` would find the object's function.
-    const meant = typeof value === 'string' && known && Object.hasOwn(known, value) ? known[value] : undefined;
+    // The admin's own keys only.
+    const meant = typeof value === 'string' && known ? ownValue(known, value) : undefined;
     if (meant === undefined) return undefined;
     copy = setAt(copy, issue.path, meant);
   }

@@ -17,6 +17,7 @@ import { setAt, valueAt } from '../lib/value-at.js';
 import { CHANNEL_KINDS } from '../notify/channels/registry.js';
 import type { ChannelKind } from '../notify/channels/channel.js';
 import { readChannelTemplates, type TemplateParts } from '../notify/channels/template-config.js';
+import { ownValue } from '../lib/own-value.js';
 
 /**
  * The loaded configuration: every default filled, durations in ms, `off` as null, secrets as
@@ -280,8 +281,7 @@ const INLINE_SECRET =
 
 /** The template parts a channel kind takes, by its `type`; undefined for a kind without templates or an unknown type. */
 function templatePartsOf(type: string): TemplateParts | undefined {
-  const kinds: Readonly<Record<string, ChannelKind>> = CHANNEL_KINDS;
-  return Object.hasOwn(kinds, type) ? kinds[type]!.templateParts : undefined;
+  return ownValue<ChannelKind>(CHANNEL_KINDS, type)?.templateParts;
 }
 
 /**

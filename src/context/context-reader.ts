@@ -38,6 +38,7 @@ import { logExcerpt, logSince, logSourceOf } from './log-excerpt.js';
 import { restorePointFacts } from './restore-point-facts.js';
 import { runDetailFacts } from './run-detail-facts.js';
 import type { Run } from '../api/schemas.js';
+import { ownValue } from '../lib/own-value.js';
 
 /** Restore points read to find a run's: the newest ones; a failed run's is among them. */
 const RESTORE_POINTS_PAGE = 20;
@@ -293,13 +294,14 @@ export class ContextReader {
   /** The note of a failed read, logged once per cause and remembered when it lasts. */
   #refusal(fn: ReadFn, ask: RunContextAsk, err: unknown): string {
     const what = WHAT[fn];
-    // Own keys only: the code is the service's word, and `constructor` must find no function.
-    if (!(err instanceof ApiError) || !Object.hasOwn(REFUSED, err.code)) {
+    // The code is the service's word: own keys only.
+    const refused = err instanceof ApiError ? ownValue(REFUSED, err.code) : undefined;
+    if (!(err instanceof ApiError) || !refused) {
       const note = `${what} not read: ${describeError(err)}`;
       this.#warnOnce(`${fn}:${err instanceof ApiError ? err.code : 'failed'}`, { fn, app: ask.appId, err }, note);
       return note;
     }
-    const note = `${what} not available: ${REFUSED[err.code]!(FUNCTIONS[fn].permission)} (${err.code})`;
+    const note = `${what} not available: ${refused(FUNCTIONS[fn].permission)} (${err.code})`;
     if (LASTING.has(err.code)) {
       const key = err.code === 'function_not_allowed' ? fn : `${fn}:${ask.appId}`;
       this.#refused.set(key, { note, until: this.#p.clock.now() + REFUSAL_MEMORY_MS });

@@ -61,6 +61,7 @@ import { oneLine } from './one-line.js';
 import type { Presentable } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
 import { formatDuration } from '../lib/format-duration.js';
+import { ownValue } from '../lib/own-value.js';
 
 /**
  * The simulator's rules (`packages/simulator/src/problem-finder.ts`) and the checks of ours that report the
@@ -208,10 +209,8 @@ export function coveringChecks(
   options: Pick<AttentionConfig, 'reported_by'>,
   reporting: readonly string[] | undefined,
 ): readonly string[] {
-  // Own keys only: the rule is the service's word, and `constructor` must find no function.
-  const own = (table: Readonly<Record<string, readonly string[]>>) =>
-    Object.hasOwn(table, rule) ? table[rule] : undefined;
-  const checks = own(options.reported_by) ?? own(DEFAULT_REPORTED_BY) ?? [];
+  // The rule is the service's word: own keys only.
+  const checks = ownValue(options.reported_by, rule) ?? ownValue(DEFAULT_REPORTED_BY, rule) ?? [];
   return reporting === undefined ? checks : checks.filter((c) => reporting.includes(c));
 }
 

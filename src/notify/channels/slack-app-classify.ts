@@ -11,6 +11,7 @@ import type { SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { oneLine } from './escape.js';
 import type { SlackAppConfig } from './slack-app-config.js';
+import { ownValue } from '../../lib/own-value.js';
 
 /**
  * Where the failed call went, for reasons that say what to fix: as the channel's config says, its
@@ -97,8 +98,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);
       const ofMessage = MESSAGE_REFUSALS.get(word);
       if (ofMessage) return { outcome: 'permanent', reason: ofMessage, wholeChannel: false };
-      // Own keys only: an error word such as `constructor` finds nothing.
-      const ofChannel = Object.hasOwn(CHANNEL_REFUSALS, word) ? CHANNEL_REFUSALS[word] : undefined;
+      const ofChannel = ownValue(CHANNEL_REFUSALS, word);
       if (!ofChannel) return { outcome: 'permanent', reason: `Slack refused the call (${oneLine(word, 80)})` };
       return { outcome: 'permanent', reason: ofChannel(callee), wholeChannel: true };
     }
